@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: attach to every RDMA device through an ib_client.
+ *
+ * ib_core calls the client's add/remove/rename callbacks in process
+ * context, for devices present when the client registers and for devices
+ * that come and go later (driver probe, `rdma link add/delete`). Each
+ * attached device gets a struct vg_device, kept in a registry keyed by the
+ * ib_device index, and a directory under /sys/kernel/verbsgate/devices/.
+ *
+ * Locking: vg_devices_lock (a mutex) serializes the registry: membership
+ * and vg_device::name. ib_core holds its own device locks (devices_rwsem,
+ * client_data_rwsem) while calling our callbacks, so nothing may call back
+ * into ib_core device management while holding vg_devices_lock; the lock
+ * order is ib_core's locks, then vg_devices_lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "device.h"
+#include "sysfs.h"
+
+static DEFINE_MUTEX(vg_devices_lock);
+static DEFINE_XARRAY(vg_devices);
+static struct ib_client vg_ib_client;
+
+/*
+ * ib_client add callback. Process context; ib_core holds the device's
+ * client_data_rwsem for read. Takes vg_devices_lock.
+ */
+static int vg_device_add(struct ib_device *ibdev)
+{
+	struct vg_device *dev;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+
+	dev->ibdev = ibdev;
+	dev->index = ibdev->index;
+	dev->ports = ibdev->phys_port_cnt;
+	dev->node_guid = be64_to_cpu(ibdev->node_guid);
+	strscpy(dev->driver,
+		ibdev->ops.owner ? module_name(ibdev->ops.owner) : "unknown",
+		sizeof(dev->driver));
+
+	mutex_lock(&vg_devices_lock);
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	/* From here on the kobject owns dev, even on failure. */
+	ret = vg_sysfs_device_add(dev);
+	if (ret)
+		goto out_unlock;
+
+	ret = xa_insert(&vg_devices, dev->index, dev, GFP_KERNEL);
+	if (ret) {
+		vg_sysfs_device_del(dev);
+		goto out_unlock;
+	}
+	ib_set_client_data(ibdev, &vg_ib_client, dev);
+	pr_debug("attached to %s (index %u, driver %s)\n",
+		 dev->name, dev->index, dev->driver);
+out_unlock:
+	mutex_unlock(&vg_devices_lock);
+	return ret;
+}
+
+/*
+ * ib_client remove callback: on device unregistration and on
+ * ib_unregister_client(). Process context; takes vg_devices_lock. When it
+ * returns, no verbsgate code uses @ibdev any more: the registry no longer
+ * holds it and vg_sysfs_device_del() drained running sysfs readers.
+ */
+static void vg_device_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct vg_device *dev = client_data;
+
+	mutex_lock(&vg_devices_lock);
+	xa_erase(&vg_devices, dev->index);
+	mutex_unlock(&vg_devices_lock);
+
+	pr_debug("detached from %s\n", dev->name);
+	vg_sysfs_device_del(dev);
+}
+
+/*
+ * ib_client rename callback (`rdma dev set OLD name NEW`). Process context;
+ * ib_core holds devices_rwsem for read. Takes vg_devices_lock.
+ */
+static void vg_device_rename(struct ib_device *ibdev, void *client_data)
+{
+	struct vg_device *dev = client_data;
+	int ret;
+
+	mutex_lock(&vg_devices_lock);
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	ret = vg_sysfs_device_rename(dev);
+	mutex_unlock(&vg_devices_lock);
+	if (ret)
+		pr_warn("%s: sysfs directory keeps its old name: %d\n",
+			dev->name, ret);
+}
+
+static struct ib_client vg_ib_client = {
+	.name = "verbsgate",
+	.add = vg_device_add,
+	.remove = vg_device_remove,
+	.rename = vg_device_rename,
+};
+
+/**
+ * vg_device_count() - number of attached devices
+ *
+ * Context: process context; takes vg_devices_lock.
+ */
+u32 vg_device_count(void)
+{
+	struct vg_device *dev;
+	unsigned long index;
+	u32 n = 0;
+
+	mutex_lock(&vg_devices_lock);
+	xa_for_each(&vg_devices, index, dev)
+		n++;
+	mutex_unlock(&vg_devices_lock);
+	return n;
+}
+
+/**
+ * vg_device_with() - call @fn on one attached device
+ * @index: device index, or U32_MAX to select by @name only
+ * @name: device name, or NULL to select by @index only
+ * @fn: callback; runs with vg_devices_lock held and must not sleep long
+ * @arg: passed to @fn
+ *
+ * When both @index and @name are given they must name the same device.
+ *
+ * Context: process context; takes vg_devices_lock.
+ * Return: what @fn returned, or -ENODEV if no device matches.
+ */
+int vg_device_with(u32 index, const char *name, vg_device_fn fn, void *arg)
+{
+	struct vg_device *dev = NULL, *it;
+	unsigned long i;
+	int ret = -ENODEV;
+
+	mutex_lock(&vg_devices_lock);
+	if (index != U32_MAX) {
+		dev = xa_load(&vg_devices, index);
+		if (dev && name && strcmp(dev->name, name))
+			dev = NULL;
+	} else if (name) {
+		xa_for_each(&vg_devices, i, it) {
+			if (!strcmp(it->name, name)) {
+				dev = it;
+				break;
+			}
+		}
+	}
+	if (dev)
+		ret = fn(dev, arg);
+	mutex_unlock(&vg_devices_lock);
+	return ret;
+}
+
+/**
+ * vg_device_for_each() - call @fn on attached devices in index order
+ * @pos: in: first index to visit; out: index of the device @fn stopped at,
+ *	 or one past the last index visited
+ * @fn: callback; a non-zero return stops the walk and is returned
+ * @arg: passed to @fn
+ *
+ * Resumable: netlink dumps keep @pos between calls.
+ *
+ * Context: process context; takes vg_devices_lock.
+ */
+int vg_device_for_each(unsigned long *pos, vg_device_fn fn, void *arg)
+{
+	struct vg_device *dev;
+	unsigned long index;
+	int ret = 0;
+
+	mutex_lock(&vg_devices_lock);
+	xa_for_each_start(&vg_devices, index, dev, *pos) {
+		ret = fn(dev, arg);
+		if (ret) {
+			*pos = index;
+			goto out;
+		}
+		*pos = index + 1;
+	}
+out:
+	mutex_unlock(&vg_devices_lock);
+	return ret;
+}
+
+/* Process context (module init). Calls vg_device_add() for every device. */
+int vg_devices_init(void)
+{
+	return ib_register_client(&vg_ib_client);
+}
+
+/*
+ * Process context (module exit). ib_unregister_client() calls
+ * vg_device_remove() for every attached device and waits for callbacks in
+ * flight, so no ib_core callback runs module code after it returns.
+ */
+void vg_devices_exit(void)
+{
+	ib_unregister_client(&vg_ib_client);
+	WARN_ON(!xa_empty(&vg_devices));
+}

@@ -1,0 +1,84 @@
+"""pytest fixtures of the emulated test bed (see testbed.py).
+
+`guest` is one QEMU guest for the whole session. Before each test it is put
+in the base state (verbsgate not loaded, rxe0 present); after each test the
+kernel console is scanned, and a test during which the kernel oopsed,
+warned or panicked fails with the console excerpt. If a test kills the
+guest, the next test boots a fresh one. A failing test's report carries
+the tail of the guest console.
+"""
+import pytest
+
+from testbed import Guest, GuestError
+
+
+class GuestHolder:
+    def __init__(self):
+        self.guest = None
+        self.boots = 0
+
+    def get(self) -> Guest:
+        if self.guest is None or not self.guest.alive():
+            if self.guest is not None:
+                self.guest.cleanup()
+            self.guest = Guest().start()
+            self.boots += 1
+            print(f"\nguest booted in {self.guest.boot_seconds:.1f} s")
+        return self.guest
+
+    def close(self):
+        if self.guest is not None:
+            self.guest.stop()
+            self.guest.cleanup()
+
+
+@pytest.fixture(scope="session")
+def guest_holder():
+    holder = GuestHolder()
+    yield holder
+    holder.close()
+
+
+def reset(g: Guest):
+    """Base state: verbsgate unloaded, only rxe0 as RDMA link."""
+    g.run("rmmod verbsgate 2>/dev/null; "
+          "for l in $(rdma -j link show | python3 -c "
+          "'import json,sys; print(\" \".join(x[\"ifname\"] "
+          "for x in json.load(sys.stdin)))'); do "
+          f"[ $l = {g.rxe_dev} ] || rdma link delete $l; done; "
+          f"rdma link show {g.rxe_dev}/1 >/dev/null 2>&1 || "
+          f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
+          check=True)
+
+
+@pytest.fixture
+def guest(guest_holder, request):
+    g = guest_holder.get()
+    reset(g)
+    mark = g.console_mark()
+    request.node.vg_guest = (g, mark)
+    yield g
+    if g.alive():
+        try:
+            g.assert_no_kernel_errors(mark)
+        except GuestError as e:
+            pytest.fail(str(e), pytrace=False)
+    else:
+        pytest.fail("the guest died during the test", pytrace=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    attached = getattr(item, "vg_guest", None)
+    if rep.failed and attached:
+        g, mark = attached
+        rep.sections.append(("guest console during the test",
+                             g.console_since(mark)[-8000:] or "(empty)"))
+
+
+def pytest_exception_interact(node, call, report):
+    # GuestError already carries the console; make sure it is shown whole.
+    if call.excinfo and isinstance(call.excinfo.value, GuestError):
+        report.longrepr = str(call.excinfo.value)

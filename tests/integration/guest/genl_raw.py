@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Send hand-made requests to the "verbsgate" generic netlink family.
+
+Runs inside the guest. Unlike the CLI, it can send what no well-behaved
+client would (unknown or output-only attributes, wrong types), so tests can
+check that the kernel's strict validation refuses them.
+
+  genl_raw.py CMD [--dump] [--attr TYPE:HEX ...]
+
+prints one JSON line: {"error": errno (0 = success), "extack": "...",
+"replies": number of reply messages}.
+"""
+import argparse
+import json
+import os
+import socket
+import struct
+
+NETLINK_GENERIC = 16
+GENL_ID_CTRL = 0x10
+CTRL_CMD_GETFAMILY = 3
+CTRL_ATTR_FAMILY_ID = 1
+CTRL_ATTR_FAMILY_NAME = 2
+NLMSG_ERROR = 2
+NLMSG_DONE = 3
+NLM_F_REQUEST = 0x1
+NLM_F_ACK = 0x4
+NLM_F_DUMP = 0x300
+NLM_F_CAPPED = 0x100
+NLM_F_ACK_TLVS = 0x200
+NLMSGERR_ATTR_MSG = 1
+SOL_NETLINK = 270
+NETLINK_EXT_ACK = 11
+NETLINK_CAP_ACK = 10
+
+
+def align(n):
+    return (n + 3) & ~3
+
+
+def nla(atype, payload):
+    hdr = struct.pack("=HH", 4 + len(payload), atype)
+    return hdr + payload + b"\0" * (align(len(payload)) - len(payload))
+
+
+def parse_attrs(data):
+    attrs = {}
+    while len(data) >= 4:
+        length, atype = struct.unpack_from("=HH", data)
+        if length < 4:
+            break
+        attrs[atype & 0x3fff] = data[4:length]
+        data = data[align(length):]
+    return attrs
+
+
+class Genl:
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                                  NETLINK_GENERIC)
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
+        self.sock.bind((0, 0))
+        self.seq = 0
+
+    def request(self, family, cmd, attrs=b"", flags=NLM_F_ACK, version=1):
+        self.seq += 1
+        body = struct.pack("=BBH", cmd, version, 0) + attrs
+        msg = struct.pack("=IHHII", 16 + len(body), family,
+                          NLM_F_REQUEST | flags, self.seq, os.getpid()) + body
+        self.sock.send(msg)
+        replies, error, extack = [], 0, ""
+        while True:
+            data = self.sock.recv(1 << 16)
+            while data:
+                length, mtype, mflags, _, _ = struct.unpack_from("=IHHII", data)
+                payload = data[16:length]
+                data = data[align(length):]
+                if mtype == NLMSG_DONE:
+                    return error, extack, replies
+                if mtype == NLMSG_ERROR:
+                    error = -struct.unpack_from("=i", payload)[0]
+                    if mflags & NLM_F_ACK_TLVS:
+                        off = 20 if mflags & NLM_F_CAPPED else 4 + \
+                            struct.unpack_from("=I", payload, 4)[0]
+                        msg_attr = parse_attrs(payload[off:]).get(
+                            NLMSGERR_ATTR_MSG, b"")
+                        extack = msg_attr.rstrip(b"\0").decode()
+                    return error, extack, replies
+                replies.append(parse_attrs(payload[4:]))
+
+    def family_id(self, name):
+        error, _, replies = self.request(
+            GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+            nla(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
+        if error or not replies:
+            raise SystemExit(f"family {name} not found (errno {error})")
+        return struct.unpack("=H", replies[0][CTRL_ATTR_FAMILY_ID][:2])[0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cmd", type=int)
+    ap.add_argument("--dump", action="store_true")
+    ap.add_argument("--attr", action="append", default=[],
+                    help="TYPE:HEXPAYLOAD")
+    args = ap.parse_args()
+    attrs = b""
+    for a in args.attr:
+        atype, hexdata = a.split(":", 1)
+        attrs += nla(int(atype), bytes.fromhex(hexdata))
+    g = Genl()
+    fam = g.family_id("verbsgate")
+    flags = NLM_F_DUMP if args.dump else NLM_F_ACK
+    error, extack, replies = g.request(fam, args.cmd, attrs, flags)
+    print(json.dumps({"error": error, "extack": extack,
+                      "replies": len(replies)}))
+
+
+if __name__ == "__main__":
+    main()

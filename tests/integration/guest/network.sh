@@ -1,0 +1,17 @@
+# Sourced by rootinit.sh. The test bed's network: one veth pair with the
+# rxe device on vg0; client and server both use rxe0 (rxe loopback). The
+# addresses exist only inside the guest, which has no NIC to the outside.
+VG_NETDEV=vg0
+VG_ADDR=10.77.0.1
+VG_RXE=rxe0
+
+ip link set lo up
+modprobe veth
+ip link add "$VG_NETDEV" type veth peer name vg1
+ip addr add "$VG_ADDR/24" dev "$VG_NETDEV"
+ip addr add 10.77.0.2/24 dev vg1
+ip link set "$VG_NETDEV" up
+ip link set vg1 up
+modprobe rdma_rxe
+rdma link add "$VG_RXE" type rxe netdev "$VG_NETDEV" ||
+	echo "vg-guest: rdma link add failed"

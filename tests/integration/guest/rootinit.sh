@@ -1,0 +1,33 @@
+#!/bin/sh
+# PID 1 of the test-bed guest, on the host's root (read-only over 9p).
+# Mounts the kernel filesystems and tmpfs for writable state, creates a
+# veth pair with Soft-RoCE on one end, and hands over to the command agent.
+# Everything printed here goes to the serial console the host records.
+exec >/dev/console 2>&1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+echo "vg-guest: root init at $(cut -d' ' -f1 /proc/uptime) s"
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t debugfs debugfs /sys/kernel/debug
+modprobe configfs
+mount -t configfs configfs /sys/kernel/config
+hostname vg-guest
+# Kernel messages of every level reach the console the host scans.
+echo 8 >/proc/sys/kernel/printk
+
+guestdir=$(dirname "$(readlink -f "$0")")
+# shellcheck disable=SC1091
+. "$guestdir/network.sh"
+
+echo "vg-guest: ready for the agent after $(cut -d' ' -f1 /proc/uptime) s"
+exec python3 -I -S "$guestdir/agent.py"

@@ -1,0 +1,359 @@
+"""The emulated test bed: Debian's 6.1 kernel in QEMU (TCG) with Soft-RoCE.
+
+A Guest boots the kernel the module was built for, with the host's `/`
+mounted read-only over virtio-9p (so the guest sees this checkout and its
+build output at the same paths), tmpfs on /tmp and /run, and rxe0 on a veth
+pair at 10.77.0.1. Commands run through an agent on a virtio-serial port;
+the kernel console goes to a file that is scanned for oopses, warnings and
+panics.
+"""
+import gzip
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GUEST_DIR = REPO / "tests" / "integration" / "guest"
+MODULE = REPO / "kmod" / "verbsgate.ko"
+FAULT_MODULE = REPO / "tests" / "integration" / "faultmod" / "vg_fault.ko"
+BUILD_DIR = Path(os.environ.get("BUILD", REPO / "build"))
+CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
+
+# Modules the initramfs needs to mount the root over 9p and reach the agent.
+INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "virtio_console"]
+
+# Console lines that mean the kernel is unwell.
+KERNEL_ERROR = re.compile(
+    r"Oops|BUG:|WARNING:|Kernel panic|general protection fault|"
+    r"kernel BUG at|soft lockup|hard LOCKUP|blocked for more than|"
+    r"rcu.*stall|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|"
+    r"Call Trace:")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("VERBSGATE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+        "verbsgate")
+    path = Path(base)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def module_kernel_release(module: Path = MODULE) -> str:
+    """The kernel release a module was built for (its vermagic)."""
+    if not module.exists():
+        raise GuestError(f"{module} is not built; run 'make'")
+    out = subprocess.run(["modinfo", "-F", "vermagic", str(module)],
+                         check=True, capture_output=True, text=True).stdout
+    return out.split()[0]
+
+
+class GuestError(Exception):
+    """The guest failed: crashed, hung, or could not boot."""
+
+    def __init__(self, message: str, console: str = ""):
+        super().__init__(message)
+        self.console = console
+
+    def __str__(self):
+        text = super().__str__()
+        if self.console:
+            text += "\n--- guest console (last 60 lines) ---\n"
+            text += "\n".join(self.console.splitlines()[-60:])
+        return text
+
+
+@dataclass
+class Result:
+    rc: int | None
+    out: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0
+
+
+def build_initramfs(kver: str) -> Path:
+    """A busybox initramfs for kver, cached by content."""
+    deps = subprocess.run(
+        ["modprobe", "-a", "-S", kver, "--show-depends", *INITRAMFS_MODULES],
+        check=True, capture_output=True, text=True).stdout
+    paths = []
+    for line in deps.splitlines():
+        words = line.split()
+        if words and words[0] == "insmod" and words[1] not in paths:
+            paths.append(words[1])
+    busybox = shutil.which("busybox")
+    if not busybox:
+        raise GuestError("busybox is not installed; run 'make deps'")
+    key = hashlib.sha256()
+    for p in [busybox, str(GUEST_DIR / "init"), *paths]:
+        key.update(p.encode())
+        key.update(Path(p).read_bytes())
+    out = cache_dir() / f"initramfs-{kver}-{key.hexdigest()[:16]}.cpio.gz"
+    if out.exists():
+        return out
+
+    with tempfile.TemporaryDirectory(prefix="vg-initramfs-") as tmp:
+        root = Path(tmp)
+        (root / "bin").mkdir()
+        (root / "modules").mkdir()
+        shutil.copy2(busybox, root / "bin" / "busybox")
+        shutil.copy2(GUEST_DIR / "init", root / "init")
+        names = []
+        for p in paths:
+            name = Path(p).name
+            shutil.copy2(p, root / "modules" / name)
+            names.append(name)
+        (root / "modules" / "order").write_text("\n".join(names) + "\n")
+        files = subprocess.run(["find", "."], cwd=root, check=True,
+                               capture_output=True).stdout
+        cpio = subprocess.run(["cpio", "--quiet", "-o", "-H", "newc"],
+                              cwd=root, input=files, check=True,
+                              capture_output=True).stdout
+    tmp_out = out.with_suffix(".tmp")
+    tmp_out.write_bytes(gzip.compress(cpio, 6))
+    tmp_out.rename(out)
+    return out
+
+
+class Guest:
+    """One QEMU guest. Use as a context manager or call start()/stop()."""
+
+    def __init__(self, kver: str | None = None, smp: int = 2,
+                 memory_mb: int = 2048, boot_timeout: float = 180,
+                 reply_grace: float = 30):
+        self.kver = kver or module_kernel_release()
+        self.smp = smp
+        self.memory_mb = memory_mb
+        self.boot_timeout = boot_timeout
+        # How long past a command's own timeout the agent may stay silent
+        # before the guest counts as hung.
+        self.reply_grace = reply_grace
+        self.workdir = Path(tempfile.mkdtemp(prefix="vg-guest-"))
+        self.console_path = self.workdir / "console.log"
+        self.proc: subprocess.Popen | None = None
+        self.sock: socket.socket | None = None
+        self._rx = b""
+        self._next_id = 1
+        self.boot_seconds: float | None = None
+        self.rxe_dev = "rxe0"
+        self.netdev = "vg0"
+        self.ip = "10.77.0.1"
+        self.repo = REPO
+        self.build_dir = BUILD_DIR
+
+    # -- lifecycle -----------------------------------------------------
+
+    def qemu_command(self, initramfs: Path) -> list[str]:
+        kernel = Path(f"/boot/vmlinuz-{self.kver}")
+        if not kernel.exists():
+            raise GuestError(f"{kernel} missing; install linux-image-{self.kver}")
+        cmdline = " ".join([
+            "console=ttyS0,115200", "panic=-1", "mitigations=off",
+            "8250.nr_uarts=1", f"vg.init={GUEST_DIR / 'rootinit.sh'}",
+        ])
+        return [
+            "qemu-system-x86_64", "-machine", "pc,accel=tcg", "-cpu", "max",
+            "-smp", str(self.smp), "-m", str(self.memory_mb),
+            "-nodefaults", "-no-user-config", "-display", "none",
+            "-no-reboot",
+            "-kernel", str(kernel), "-initrd", str(initramfs),
+            "-append", cmdline,
+            "-chardev", f"file,id=con,path={self.console_path}",
+            "-serial", "chardev:con",
+            "-fsdev", "local,id=vgroot,path=/,security_model=none,"
+                      "readonly=on,multidevs=remap",
+            "-device", "virtio-9p-pci,fsdev=vgroot,mount_tag=vgroot",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=ctl,path={self.workdir / 'ctl.sock'},"
+                        "server=on,wait=off",
+            "-device", "virtserialport,chardev=ctl,name=vg.ctl",
+        ]
+
+    def start(self) -> "Guest":
+        initramfs = build_initramfs(self.kver)
+        start = time.monotonic()
+        self.proc = subprocess.Popen(
+            self.qemu_command(initramfs), stdin=subprocess.DEVNULL,
+            stdout=open(self.workdir / "qemu.log", "wb"),
+            stderr=subprocess.STDOUT)
+        ctl = self.workdir / "ctl.sock"
+        deadline = start + self.boot_timeout
+        while True:
+            self._check_alive("QEMU exited during boot")
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(str(ctl))
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.sock.close()
+                self.sock = None
+                if time.monotonic() > deadline:
+                    raise GuestError("QEMU never opened its control socket",
+                                     self.console())
+                time.sleep(0.05)
+        # The agent may not be listening yet: ping until one ping answers.
+        while True:
+            if time.monotonic() > deadline:
+                self.kill()
+                raise GuestError(f"guest did not boot in {self.boot_timeout} s",
+                                 self.console())
+            rid = self._send("true", 10)
+            try:
+                self._receive(rid, time.monotonic() + 1)
+                break
+            except TimeoutError:
+                continue
+        self.boot_seconds = time.monotonic() - start
+        return self
+
+    def stop(self):
+        if self.alive():
+            try:
+                self._send("sync; echo o > /proc/sysrq-trigger", 5)
+                self.proc.wait(timeout=20)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def kill(self):
+        if self.sock:
+            self.sock.close()
+            self.sock = None
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def cleanup(self):
+        self.kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        self.cleanup()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    # -- console -------------------------------------------------------
+
+    def console(self) -> str:
+        try:
+            return self.console_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def console_mark(self) -> int:
+        try:
+            return self.console_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def console_since(self, mark: int) -> str:
+        with open(self.console_path, "rb") as f:
+            f.seek(mark)
+            return f.read().decode(errors="replace")
+
+    def kernel_errors(self, since: int = 0) -> list[str]:
+        """Console lines since `since` that report a kernel problem."""
+        return [line for line in self.console_since(since).splitlines()
+                if KERNEL_ERROR.search(line)]
+
+    def assert_no_kernel_errors(self, since: int = 0):
+        """Raise GuestError, with the console, if the kernel complained."""
+        errors = self.kernel_errors(since)
+        if errors:
+            raise GuestError("kernel errors on the guest console:\n" +
+                             "\n".join(errors[:20]), self.console_since(since))
+
+    # -- commands ------------------------------------------------------
+
+    def _check_alive(self, what: str):
+        if self.proc is not None and self.proc.poll() is not None:
+            raise GuestError(f"{what} (QEMU exit status {self.proc.returncode})",
+                             self.console())
+
+    def _send(self, cmd: str, timeout: float) -> int:
+        rid = self._next_id
+        self._next_id += 1
+        line = json.dumps({"id": rid, "cmd": cmd, "timeout": timeout}) + "\n"
+        self.sock.sendall(line.encode())
+        return rid
+
+    def _receive(self, rid: int, deadline: float) -> dict:
+        while True:
+            while b"\n" in self._rx:
+                line, self._rx = self._rx.split(b"\n", 1)
+                reply = json.loads(line)
+                if reply.get("id") == rid:
+                    return reply
+            self._check_alive("guest died")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self.sock.settimeout(min(remaining, 0.5))
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except socket.timeout:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._check_alive("control channel closed")
+                raise GuestError("control channel closed", self.console())
+            self._rx += chunk
+
+    def run(self, cmd: str, timeout: float = 60, check: bool = False) -> Result:
+        """Run a shell command in the guest as root.
+
+        The guest kills the command after `timeout` s (rc None). If the
+        guest itself stops answering (kernel hang) or QEMU exits (panic),
+        GuestError carries the console log.
+        """
+        if not self.alive():
+            raise GuestError("guest is not running", self.console())
+        rid = self._send(cmd, timeout)
+        try:
+            reply = self._receive(rid, time.monotonic() + timeout +
+                                  self.reply_grace)
+        except TimeoutError:
+            raise GuestError(f"guest stopped answering during: {cmd}",
+                             self.console()) from None
+        res = Result(reply["rc"], reply["out"], reply.get("seconds", 0.0))
+        if check and not res.ok:
+            raise AssertionError(f"`{cmd}` failed (rc {res.rc}):\n{res.out}")
+        return res
+
+    def spawn(self, cmd: str, log: str) -> int:
+        """Start cmd in the background, output to log; returns its PID."""
+        res = self.run(f"nohup sh -c {shlex.quote(cmd)} >{log} 2>&1 & echo $!",
+                       check=True)
+        return int(res.out.split()[-1])
+
+    # -- verbsgate helpers ---------------------------------------------
+
+    def load_verbsgate(self, params: str = "") -> Result:
+        return self.run(f"modprobe ib_core && insmod {MODULE} {params}")
+
+    def unload_verbsgate(self) -> Result:
+        return self.run("rmmod verbsgate")
+
+    def verbsgate_loaded(self) -> bool:
+        return self.run("test -d /sys/module/verbsgate").ok
+
+    def cli(self, args: str, timeout: float = 30) -> Result:
+        return self.run(f"{CLI} {args}", timeout)

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A generic netlink client of the "verbsgate" family, on libnl-genl-3.
+#pragma once
+
+#include <linux/verbsgate.h>
+#include <netlink/attr.h>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+struct nl_sock;
+struct nl_msg;
+
+namespace vg {
+
+// The kernel module is not loaded: the family is not registered.
+class ModuleNotLoaded : public std::runtime_error {
+public:
+	ModuleNotLoaded();
+};
+
+// The kernel (or libnl) refused a request. err is a positive errno;
+// extack is the kernel's extended-ack message, if it sent one.
+class NetlinkError : public std::runtime_error {
+public:
+	NetlinkError(int err, const std::string &what, std::string extack = "");
+	int err;
+	std::string extack;
+};
+
+using Attrs = std::array<const nlattr *, VERBSGATE_ATTR_MAX + 1>;
+
+class GenlClient {
+public:
+	// Connects and resolves the family; throws ModuleNotLoaded.
+	GenlClient();
+
+	using Fill = std::function<void(nl_msg *)>;
+	using OnReply = std::function<void(const Attrs &)>;
+
+	// One request; on_reply runs for each reply message (each device of a
+	// dump). Throws NetlinkError when the kernel answers with an error.
+	void request(uint8_t cmd, bool dump, const Fill &fill,
+		     const OnReply &on_reply);
+
+private:
+	std::unique_ptr<nl_sock, void (*)(nl_sock *)> sock_;
+	int family_ = -1;
+};
+
+}  // namespace vg
