@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "devcfg.h"
 #include "device.h"
 #include "sysfs.h"
 
@@ -29,11 +30,14 @@ static struct ib_client vg_ib_client;
 
 /*
  * ib_client add callback. Process context; ib_core holds the device's
- * client_data_rwsem for read. Takes vg_devices_lock.
+ * client_data_rwsem for read. Queries the port (settings defaults), then
+ * takes vg_devices_lock.
  */
 static int vg_device_add(struct ib_device *ibdev)
 {
 	struct vg_device *dev;
+	u32 max_chunk;
+	u64 rate;
 	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -48,8 +52,12 @@ static int vg_device_add(struct ib_device *ibdev)
 		ibdev->ops.owner ? module_name(ibdev->ops.owner) : "unknown",
 		sizeof(dev->driver));
 
+	/* Before vg_devices_lock: may take the RTNL (devcfg.c). */
+	vg_devcfg_port_limits(ibdev, &rate, &max_chunk);
+
 	mutex_lock(&vg_devices_lock);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	vg_devcfg_init(dev, rate, max_chunk);
 	/* From here on the kobject owns dev, even on failure. */
 	ret = vg_sysfs_device_add(dev);
 	if (ret)
@@ -60,7 +68,9 @@ static int vg_device_add(struct ib_device *ibdev)
 		vg_sysfs_device_del(dev);
 		goto out_unlock;
 	}
+	/* The wrappers find dev through the client data: set it first. */
 	ib_set_client_data(ibdev, &vg_ib_client, dev);
+	vg_interpose_attach(dev);
 	pr_debug("attached to %s (index %u, driver %s)\n",
 		 dev->name, dev->index, dev->driver);
 out_unlock:
@@ -70,14 +80,17 @@ out_unlock:
 
 /*
  * ib_client remove callback: on device unregistration and on
- * ib_unregister_client(). Process context; takes vg_devices_lock. When it
- * returns, no verbsgate code uses @ibdev any more: the registry no longer
- * holds it and vg_sysfs_device_del() drained running sysfs readers.
+ * ib_unregister_client(). Process context; sleeps for grace periods; takes
+ * vg_devices_lock. When it returns, no verbsgate code uses @ibdev any
+ * more: the driver's operations are back and no wrapper runs
+ * (vg_interpose_detach()), the registry no longer holds it, and
+ * vg_sysfs_device_del() drained running sysfs readers.
  */
 static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct vg_device *dev = client_data;
 
+	vg_interpose_detach(dev);
 	mutex_lock(&vg_devices_lock);
 	xa_erase(&vg_devices, dev->index);
 	mutex_unlock(&vg_devices_lock);
@@ -110,6 +123,18 @@ static struct ib_client vg_ib_client = {
 	.remove = vg_device_remove,
 	.rename = vg_device_rename,
 };
+
+/**
+ * vg_device_of() - verbsgate's state for a device it is attached to
+ * @ibdev: the device
+ *
+ * Context: any; for the interposed operations, which run only between
+ * vg_interpose_attach() and vg_interpose_detach() of the device.
+ */
+struct vg_device *vg_device_of(struct ib_device *ibdev)
+{
+	return ib_get_client_data(ibdev, &vg_ib_client);
+}
 
 /**
  * vg_device_count() - number of attached devices

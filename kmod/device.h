@@ -7,7 +7,13 @@
 
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
+
+#include "ctrl.h"
+#include "token.h"
+
+#include "interpose.h"
 
 /**
  * struct vg_device - verbsgate's state for one RDMA device
@@ -18,8 +24,18 @@
  * @node_guid: node GUID in host byte order
  * @name: current device name; changes on rename, under vg_devices_lock
  * @driver: name of the module that registered @ibdev
+ * @ipose: the interposed device operations and the QPs they track
+ * @ctrl_lock: protects the fields below; a spinlock taken with
+ *	spin_lock_bh(), because the controller will update them from a timer
+ * @ctrl: settings (@ctrl.cfg: MaxRate, target, chunk table, ...) and the
+ *	controller's state (Rmin, SafeUtil, chunk size); see devcfg.c
+ * @cost: per-operation token cost
+ * @step_auto: the AIMD step follows MaxRate (MaxRate / 256)
+ * @enforce: verbsgate paces and splits this device's QPs
+ * @ref_p99_ns: latest p99 of the reference flow, 0 before the first sample
  *
- * Everything but @name and @kobj is fixed while the device is attached.
+ * Everything but @name, @kobj and the settings is fixed while the device
+ * is attached.
  */
 struct vg_device {
 	struct kobject kobj;
@@ -29,6 +45,14 @@ struct vg_device {
 	u64 node_guid;
 	char name[IB_DEVICE_NAME_MAX];
 	char driver[MODULE_NAME_LEN];
+	struct vg_interpose ipose;
+
+	spinlock_t ctrl_lock;
+	struct vg_ctrl ctrl;
+	struct vg_cost_model cost;
+	bool step_auto;
+	bool enforce;
+	u64 ref_p99_ns;
 };
 
 typedef int (*vg_device_fn)(struct vg_device *dev, void *arg);
@@ -36,6 +60,7 @@ typedef int (*vg_device_fn)(struct vg_device *dev, void *arg);
 int vg_devices_init(void);
 void vg_devices_exit(void);
 
+struct vg_device *vg_device_of(struct ib_device *ibdev);
 u32 vg_device_count(void);
 int vg_device_with(u32 index, const char *name, vg_device_fn fn, void *arg);
 int vg_device_for_each(unsigned long *pos, vg_device_fn fn, void *arg);

@@ -2,18 +2,25 @@
 /*
  * verbsgate: per-tenant performance isolation for shared RDMA devices.
  *
- * Module entry points. Initialization order is sysfs root, device registry
- * (an ib_client, which attaches to every present device), then netlink;
- * teardown runs in reverse, so netlink requests never see a registry that
- * is being torn down, and sysfs outlives every device directory.
+ * Module entry points. Initialization order is sysfs root, tenant
+ * registry (with the default tenant), device registry (an ib_client, which
+ * attaches to every present device and interposes on its QP operations),
+ * netlink, then debugfs; teardown runs in reverse, so netlink and debugfs
+ * readers never see a registry that is being torn down, sysfs outlives
+ * every device and tenant directory, tenants outlive the QPs that
+ * reference them, and the last wrapper has returned before the module
+ * text goes away (interpose.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 
+#include "debugfs.h"
 #include "device.h"
+#include "interpose.h"
 #include "netlink.h"
 #include "sysfs.h"
+#include "tenant.h"
 
 static int __init verbsgate_init(void)
 {
@@ -22,18 +29,26 @@ static int __init verbsgate_init(void)
 	ret = vg_sysfs_init();
 	if (ret)
 		return ret;
-	ret = vg_devices_init();
+	ret = vg_tenants_init();
 	if (ret)
 		goto err_sysfs;
+	ret = vg_devices_init();
+	if (ret)
+		goto err_tenants;
 	ret = vg_netlink_init();
 	if (ret)
 		goto err_devices;
+	vg_debugfs_init();
+	vg_tenants_debugfs_init();
 
 	pr_info("version %s loaded\n", VG_VERSION);
 	return 0;
 
 err_devices:
 	vg_devices_exit();
+	vg_interpose_exit();
+err_tenants:
+	vg_tenants_exit();
 err_sysfs:
 	vg_sysfs_exit();
 	return ret;
@@ -41,8 +56,11 @@ err_sysfs:
 
 static void __exit verbsgate_exit(void)
 {
+	vg_debugfs_exit();
 	vg_netlink_exit();
 	vg_devices_exit();
+	vg_interpose_exit();
+	vg_tenants_exit();
 	vg_sysfs_exit();
 	pr_info("unloaded\n");
 }

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * verbsgate: interposition of an RDMA device's QP operations.
+ */
+#ifndef _VG_INTERPOSE_H
+#define _VG_INTERPOSE_H
+
+#include <rdma/ib_verbs.h>
+
+#include "qp.h"
+
+/**
+ * struct vg_interpose - a device's interposed operations
+ * @create_qp: the driver's operation, called by the wrapper
+ * @modify_qp: likewise
+ * @destroy_qp: likewise
+ * @qps: the QPs created while interposed
+ * @attached: the wrappers are installed
+ */
+struct vg_interpose {
+	int (*create_qp)(struct ib_qp *qp, struct ib_qp_init_attr *attr,
+			 struct ib_udata *udata);
+	int (*modify_qp)(struct ib_qp *qp, struct ib_qp_attr *attr,
+			 int attr_mask, struct ib_udata *udata);
+	int (*destroy_qp)(struct ib_qp *qp, struct ib_udata *udata);
+	struct vg_qp_table qps;
+	bool attached;
+};
+
+struct vg_device;
+
+void vg_interpose_attach(struct vg_device *dev);
+void vg_interpose_detach(struct vg_device *dev);
+void vg_interpose_exit(void);
+
+#endif /* _VG_INTERPOSE_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * verbsgate: the QPs verbsgate tracks on a device.
+ */
+#ifndef _VG_QP_H
+#define _VG_QP_H
+
+#include <linux/in6.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+/**
+ * struct vg_qp - what verbsgate knows about one QP
+ * @qp: the QP; valid while the entry is in its device's table
+ * @qpn: QP number, the table key
+ * @type: enum ib_qp_type
+ * @user: created through uverbs on behalf of a process
+ * @pid: creating process (user QPs)
+ * @cgroup_id: cgroup v2 id of the creating process (user QPs), else 0
+ * @comm: creating process's name (user QPs)
+ * @owner: the kernel ULP that owns it (kernel QPs), e.g. "nvme_rdma"
+ * @has_av: @local_gid and @peer_gid are set (connected QPs past RTR)
+ * @local_gid: source GID of the address vector
+ * @peer_gid: destination GID of the address vector
+ * @rcu: deferred free after SRCU readers
+ *
+ * Fixed after creation except @has_av and the GIDs, which the modify path
+ * sets once, under the table's xa_lock, before publishing @has_av.
+ */
+struct vg_qp {
+	struct ib_qp *qp;
+	u32 qpn;
+	u8 type;
+	bool user;
+	pid_t pid;
+	u64 cgroup_id;
+	char comm[TASK_COMM_LEN];
+	char owner[32];
+	bool has_av;
+	union ib_gid local_gid;
+	union ib_gid peer_gid;
+	struct rcu_head rcu;
+};
+
+/* The QPs of one device, keyed by QP number. */
+struct vg_qp_table {
+	struct xarray qps;
+};
+
+void vg_qp_table_init(struct vg_qp_table *t);
+void vg_qp_table_destroy(struct vg_qp_table *t);
+
+bool vg_qp_tracked_type(enum ib_qp_type type);
+int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user);
+void vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
+		  const struct ib_qp_attr *attr, int attr_mask);
+struct vg_qp *vg_qp_take(struct vg_qp_table *t, struct ib_qp *qp);
+void vg_qp_put_back(struct vg_qp_table *t, struct vg_qp *q);
+void vg_qp_free(struct vg_qp *q);
+u32 vg_qp_count(struct vg_qp_table *t);
+
+typedef int (*vg_qp_fn)(const struct vg_qp *q, void *arg);
+int vg_qp_for_each(struct vg_qp_table *t, unsigned long *pos, vg_qp_fn fn,
+		   void *arg);
+
+#endif /* _VG_QP_H */
