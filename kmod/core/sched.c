@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate hierarchical weighted scheduler: see sched.h.
+ *
+ * Tenant level: indexed 4-ary heaps (heap.h) of tenant slots. QP level:
+ * one 4-ary heap per tenant in a segment of the shared pool s->qpool; the
+ * QP positions (s->qpos) are relative to the segment, so segments can move
+ * without touching the QPs.
+ */
+#include "sched.h"
+
+/* Tags advance by cost * 2^VG_VT_SHIFT / weight. */
+#define VG_VT_SHIFT	30
+
+#define NONE	VG_SCHED_NONE
+
+/* Virtual clocks: a 64-bit value and a count of its wrap-arounds. */
+
+static void vg_vclock_advance(struct vg_vclock *c, u64 key)
+{
+	if (vg_before(c->v, key)) {
+		if (key < c->v)
+			c->hi++;
+		c->v = key;
+	}
+}
+
+/* Wrap count of @tag, which is at or after @c (by less than 2^63). */
+static u32 vg_vclock_hi_of(const struct vg_vclock *c, u64 tag)
+{
+	return c->hi + (tag < c->v);
+}
+
+/* Start tag of an entity that (re)joins: max(its tag, virtual time). */
+static u64 vg_vclock_start(const struct vg_vclock *c, u64 tag, u32 hi)
+{
+	if (hi > c->hi || (hi == c->hi && tag > c->v))
+		return tag;
+	return c->v;
+}
+
+static int vg_weight_check(u32 w)
+{
+	if (w < VG_WEIGHT_MIN)
+		return -EINVAL;
+	if (w > VG_WEIGHT_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+static u32 vg_inv_weight(u32 w)
+{
+	return BIT(VG_VT_SHIFT) / w;
+}
+
+/* Per-tenant QP heaps and their segments. */
+
+#define VG_SEG_MIN	4U
+
+/* A heap view of tenant @id's active QPs. */
+static struct vg_heap vg_qheap(struct vg_sched *s, u32 id)
+{
+	/* .cap is not used by the heap operations: leave text[] cold. */
+	struct vg_heap h = {
+		.ent = s->qpool + s->tenants[id].seg,
+		.pos = s->qpos,
+		.n = s->tenants[id].nactive,
+	};
+
+	return h;
+}
+
+static void vg_seg_unlink(struct vg_sched *s, u32 id)
+{
+	struct vg_sched_tenant_ext *x = &s->text[id];
+
+	if (x->seg_prev != NONE)
+		s->text[x->seg_prev].seg_next = x->seg_next;
+	else
+		s->seg_head = x->seg_next;
+	if (x->seg_next != NONE)
+		s->text[x->seg_next].seg_prev = x->seg_prev;
+	else
+		s->seg_tail = x->seg_prev;
+	x->seg_prev = NONE;
+	x->seg_next = NONE;
+}
+
+static void vg_seg_append(struct vg_sched *s, u32 id)
+{
+	struct vg_sched_tenant_ext *x = &s->text[id];
+
+	x->seg_prev = s->seg_tail;
+	x->seg_next = NONE;
+	if (s->seg_tail != NONE)
+		s->text[s->seg_tail].seg_next = id;
+	else
+		s->seg_head = id;
+	s->seg_tail = id;
+}
+
+/* Tenant @id's segment moved: the tenant heaps carry it in .aux. */
+static void vg_seg_moved(struct vg_sched *s, u32 id)
+{
+	u32 seg = s->tenants[id].seg;
+
+	if (vg_heap_contains(&s->wfq, id))
+		s->wfq.ent[s->wfq.pos[id] - 1].aux = seg;
+	if (vg_heap_contains(&s->grt, id))
+		s->grt.ent[s->grt.pos[id] - 1].aux = seg;
+}
+
+/*
+ * Slide all segments down in address order, trimming each to
+ * max(QPs, VG_SEG_MIN). Positions are relative: no QP changes.
+ */
+static void vg_seg_compact(struct vg_sched *s)
+{
+	u32 id, top = 0;
+
+	for (id = s->seg_head; id != NONE; id = s->text[id].seg_next) {
+		struct vg_sched_tenant *t = &s->tenants[id];
+
+		if (t->nactive && t->seg != top)
+			memmove(s->qpool + top, s->qpool + t->seg,
+				t->nactive * sizeof(*s->qpool));
+		t->seg = top;
+		vg_seg_moved(s, id);
+		s->text[id].segcap = max(s->text[id].nqps, VG_SEG_MIN);
+		top += s->text[id].segcap;
+	}
+	s->qpool_top = top;
+	s->compactions++;
+}
+
+/*
+ * Make room for one more QP in tenant @id's segment. Room always exists:
+ * after compaction at most (max_qps - 1) + VG_SEG_MIN * max_tenants
+ * entries are live and the new segment needs at most max_qps.
+ */
+static void vg_seg_grow(struct vg_sched *s, u32 id)
+{
+	struct vg_sched_tenant *t = &s->tenants[id];
+	struct vg_sched_tenant_ext *x = &s->text[id];
+	u32 cap;
+
+	if (x->nqps < x->segcap)
+		return;
+	cap = max(2 * x->segcap, VG_SEG_MIN);
+	cap = min(cap, s->max_qps);
+	if (s->qpool_cap - s->qpool_top < cap)
+		vg_seg_compact(s);
+	if (t->nactive)
+		memcpy(s->qpool + s->qpool_top, s->qpool + t->seg,
+		       t->nactive * sizeof(*s->qpool));
+	if (x->segcap)
+		vg_seg_unlink(s, id);
+	vg_seg_append(s, id);
+	t->seg = s->qpool_top;
+	vg_seg_moved(s, id);
+	x->segcap = cap;
+	s->qpool_top += cap;
+}
+
+/* Setup. */
+
+static bool vg_sched_cfg_ok(const struct vg_sched_cfg *cfg)
+{
+	return cfg->max_tenants && cfg->max_qps &&
+	       cfg->max_tenants <= VG_MAX_TENANTS && cfg->max_qps <= VG_MAX_QPS;
+}
+
+/* Pool entries: see vg_seg_grow() for why this suffices. */
+static u32 vg_qpool_cap(u32 max_tenants, u32 max_qps)
+{
+	return 2 * max_qps + VG_SEG_MIN * max_tenants;
+}
+
+size_t vg_sched_mem_size(const struct vg_sched_cfg *cfg)
+{
+	size_t t, q;
+
+	if (!vg_sched_cfg_ok(cfg))
+		return 0;
+	t = cfg->max_tenants;
+	q = cfg->max_qps;
+	/* Limits are small: no overflow. 8-byte-aligned parts first. */
+	return t * (sizeof(struct vg_sched_tenant) + sizeof(struct vg_sched_tenant_ext)) +
+	       q * sizeof(struct vg_sched_qp) +
+	       (3 * t + vg_qpool_cap(t, q)) * sizeof(struct vg_heap_ent) +
+	       (3 * t + q + t + q) * sizeof(u32);
+}
+
+int vg_sched_init(struct vg_sched *s, const struct vg_sched_cfg *cfg,
+		  void *mem, size_t len)
+{
+	u32 t = cfg->max_tenants, q = cfg->max_qps, i;
+	struct vg_heap_ent *ent;
+	char *p = mem;
+	u32 *pos;
+
+	if (!cfg->max_tenants || !cfg->max_qps)
+		return -EINVAL;
+	if (cfg->max_tenants > VG_MAX_TENANTS || cfg->max_qps > VG_MAX_QPS)
+		return -ERANGE;
+	if (!mem || len < vg_sched_mem_size(cfg))
+		return -EINVAL;
+
+	memset(s, 0, sizeof(*s));
+	memset(mem, 0, vg_sched_mem_size(cfg));
+	s->tenants = (struct vg_sched_tenant *)p;
+	p += t * sizeof(struct vg_sched_tenant);
+	s->text = (struct vg_sched_tenant_ext *)p;
+	p += t * sizeof(struct vg_sched_tenant_ext);
+	s->qps = (struct vg_sched_qp *)p;
+	p += q * sizeof(struct vg_sched_qp);
+	ent = (struct vg_heap_ent *)p;
+	p += 3 * t * sizeof(struct vg_heap_ent);
+	s->qpool = (struct vg_heap_ent *)p;
+	s->qpool_cap = vg_qpool_cap(t, q);
+	p += s->qpool_cap * sizeof(struct vg_heap_ent);
+	pos = (u32 *)p;
+	p += 3 * t * sizeof(u32);
+	s->qpos = (u32 *)p;
+	p += q * sizeof(u32);
+	s->tfree = (u32 *)p;
+	p += t * sizeof(u32);
+	s->qfree = (u32 *)p;
+
+	vg_heap_init(&s->wfq, ent, pos, t);
+	vg_heap_init(&s->grt, ent + t, pos + t, t);
+	vg_heap_init(&s->cap, ent + 2 * t, pos + 2 * t, t);
+	s->seg_head = NONE;
+	s->seg_tail = NONE;
+	s->pick_qp = NONE;
+	/* Free stacks hand out low slots first. */
+	for (i = 0; i < t; i++)
+		s->tfree[i] = t - 1 - i;
+	for (i = 0; i < q; i++)
+		s->qfree[i] = q - 1 - i;
+	s->ntfree = t;
+	s->nqfree = q;
+	s->max_tenants = t;
+	s->max_qps = q;
+	s->capacity = cfg->capacity;
+	s->slack_ns = cfg->rate_slack_ns ? cfg->rate_slack_ns : VG_RATE_SLACK_NS;
+	return 0;
+}
+
+/* Tenants. */
+
+static struct vg_sched_tenant *vg_tenant_get(struct vg_sched *s, u32 id)
+{
+	if (id >= s->max_tenants || s->tenants[id].state == VG_T_FREE)
+		return NULL;
+	return &s->tenants[id];
+}
+
+static int vg_tenant_cfg_check(const struct vg_sched *s,
+			       const struct vg_tenant_cfg *cfg, u64 old_min)
+{
+	int ret = vg_weight_check(cfg->weight);
+
+	if (ret)
+		return ret;
+	if (cfg->tclass >= VG_CLASS_NR)
+		return -EINVAL;
+	if (cfg->min_rate > VG_RATE_MAX || cfg->max_rate > VG_RATE_MAX)
+		return -ERANGE;
+	if (cfg->max_rate && cfg->min_rate > cfg->max_rate)
+		return -EINVAL;
+	if (s->capacity &&
+	    s->guaranteed - old_min + cfg->min_rate > s->capacity)
+		return -EDQUOT;
+	return 0;
+}
+
+static void vg_tenant_apply(struct vg_sched *s, u32 id,
+			    const struct vg_tenant_cfg *cfg)
+{
+	struct vg_sched_tenant *t = &s->tenants[id];
+	struct vg_sched_tenant_ext *x = &s->text[id];
+
+	s->guaranteed = s->guaranteed - x->min_rate.per_sec + cfg->min_rate;
+	x->weight = cfg->weight;
+	t->inv_w = vg_inv_weight(cfg->weight);
+	t->tclass = cfg->tclass;
+	vg_rate_set(&x->min_rate, cfg->min_rate);
+	vg_rate_set(&x->max_rate, cfg->max_rate);
+	t->has_min = cfg->min_rate != 0;
+	t->has_max = cfg->max_rate != 0;
+}
+
+/* An idle or capped tenant becomes eligible, or capped if its clock says so. */
+static void vg_tenant_enqueue(struct vg_sched *s, u32 id, u64 now)
+{
+	struct vg_sched_tenant *t = &s->tenants[id];
+	struct vg_sched_tenant_ext *x = &s->text[id];
+
+	t->tag = vg_vclock_start(&s->vt, t->tag, t->tag_hi);
+	if (t->has_max && vg_edt_time(&x->max_next) > now) {
+		t->tag_hi = vg_vclock_hi_of(&s->vt, t->tag);
+		vg_heap_push(&s->cap, id, x->max_next.ns, 0);
+		t->state = VG_T_CAPPED;
+		return;
+	}
+	/* .aux: the segment, so that a pick needs no tenant lookup. */
+	vg_heap_push(&s->wfq, id, t->tag, t->seg);
+	if (t->has_min) {
+		/* No credit for time spent idle or capped. */
+		vg_edt_floor(&x->min_next, now, 0);
+		vg_heap_push(&s->grt, id, x->min_next.ns, t->seg);
+	}
+	t->state = VG_T_ACTIVE;
+}
+
+/* Take an active or capped tenant out of every heap. */
+static void vg_tenant_unqueue(struct vg_sched *s, u32 id)
+{
+	struct vg_sched_tenant *t = &s->tenants[id];
+
+	if (t->state == VG_T_ACTIVE)
+		t->tag_hi = vg_vclock_hi_of(&s->vt, t->tag);
+	vg_heap_remove(&s->wfq, id);
+	vg_heap_remove(&s->grt, id);
+	vg_heap_remove(&s->cap, id);
+}
+
+int vg_sched_tenant_add(struct vg_sched *s, const struct vg_tenant_cfg *cfg,
+			u32 *id)
+{
+	struct vg_sched_tenant *t;
+	int ret;
+
+	ret = vg_tenant_cfg_check(s, cfg, 0);
+	if (ret)
+		return ret;
+	if (!s->ntfree)
+		return -ENOSPC;
+	*id = s->tfree[--s->ntfree];
+	t = &s->tenants[*id];
+	memset(t, 0, sizeof(*t));
+	memset(&s->text[*id], 0, sizeof(s->text[*id]));
+	t->tag = s->vt.v;
+	t->tag_hi = s->vt.hi;
+	s->text[*id].seg_prev = NONE;
+	s->text[*id].seg_next = NONE;
+	t->state = VG_T_IDLE;
+	vg_tenant_apply(s, *id, cfg);
+	s->ntenants++;
+	return 0;
+}
+
+int vg_sched_tenant_set(struct vg_sched *s, u32 id,
+			const struct vg_tenant_cfg *cfg, u64 now)
+{
+	struct vg_sched_tenant *t = vg_tenant_get(s, id);
+	int ret;
+
+	if (!t)
+		return -ENOENT;
+	ret = vg_tenant_cfg_check(s, cfg, s->text[id].min_rate.per_sec);
+	if (ret)
+		return ret;
+	vg_tenant_apply(s, id, cfg);
+	if (t->state == VG_T_IDLE)
+		return 0;
+	/* Requeue so that a changed guarantee or cap applies at once. */
+	vg_tenant_unqueue(s, id);
+	vg_tenant_enqueue(s, id, now);
+	return 0;
+}
+
+int vg_sched_tenant_del(struct vg_sched *s, u32 id)
+{
+	struct vg_sched_tenant *t = vg_tenant_get(s, id);
+
+	if (!t)
+		return -ENOENT;
+	if (s->text[id].nqps)
+		return -EBUSY;
+	if (s->text[id].segcap)
+		vg_seg_unlink(s, id);
+	s->guaranteed -= s->text[id].min_rate.per_sec;
+	t->state = VG_T_FREE;
+	s->tfree[s->ntfree++] = id;
+	s->ntenants--;
+	return 0;
+}
+
+void vg_sched_class_weights(const struct vg_sched *s,
+			    struct vg_class_weights *cw)
+{
+	u32 i;
+
+	memset(cw, 0, sizeof(*cw));
+	for (i = 0; i < s->max_tenants; i++) {
+		const struct vg_sched_tenant *t = &s->tenants[i];
+		u32 w = s->text[i].weight;
+
+		if (t->state == VG_T_FREE)
+			continue;
+		cw->sum[t->tclass] += w;
+		cw->count[t->tclass]++;
+		if (t->tclass == VG_CLASS_LATENCY)
+			cw->max_latency = max(cw->max_latency, w);
+	}
+}
+
+/* QPs. */
+
+static struct vg_sched_qp *vg_qp_get(struct vg_sched *s, u32 qp)
+{
+	if (qp >= s->max_qps || s->qps[qp].state == VG_Q_FREE)
+		return NULL;
+	return &s->qps[qp];
+}
+
+bool vg_sched_qp_active(const struct vg_sched *s, u32 qp)
+{
+	return qp < s->max_qps && s->qps[qp].state == VG_Q_ACTIVE;
+}
+
+u64 vg_sched_qp_tag(const struct vg_sched *s, u32 qp)
+{
+	const struct vg_sched_qp *q = &s->qps[qp];
+
+	if (q->state != VG_Q_ACTIVE)
+		return q->tag;
+	return s->qpool[s->tenants[q->tenant].seg + s->qpos[qp] - 1].key;
+}
+
+int vg_sched_qp_add(struct vg_sched *s, u32 tenant, u32 weight, u32 *qp)
+{
+	struct vg_sched_tenant *t = vg_tenant_get(s, tenant);
+	struct vg_sched_qp *q;
+	int ret;
+
+	if (!t)
+		return -ENOENT;
+	ret = vg_weight_check(weight);
+	if (ret)
+		return ret;
+	if (!s->nqfree)
+		return -ENOSPC;
+	vg_seg_grow(s, tenant);
+	*qp = s->qfree[--s->nqfree];
+	q = &s->qps[*qp];
+	memset(q, 0, sizeof(*q));
+	q->tenant = tenant;
+	q->weight = weight;
+	q->inv_w = vg_inv_weight(weight);
+	q->tag = t->vt.v;
+	q->tag_hi = t->vt.hi;
+	q->state = VG_Q_IDLE;
+	s->text[tenant].nqps++;
+	s->nqps++;
+	return 0;
+}
+
+int vg_sched_qp_set_weight(struct vg_sched *s, u32 qp, u32 weight)
+{
+	struct vg_sched_qp *q = vg_qp_get(s, qp);
+	int ret;
+
+	if (!q)
+		return -ENOENT;
+	ret = vg_weight_check(weight);
+	if (ret)
+		return ret;
+	q->weight = weight;
+	q->inv_w = vg_inv_weight(weight);
+	if (q->state == VG_Q_ACTIVE)
+		s->qpool[s->tenants[q->tenant].seg + s->qpos[qp] - 1].aux =
+			q->inv_w;
+	return 0;
+}
+
+int vg_sched_qp_del(struct vg_sched *s, u32 qp)
+{
+	struct vg_sched_qp *q = vg_qp_get(s, qp);
+
+	if (!q)
+		return -ENOENT;
+	vg_sched_deactivate(s, qp);
+	s->text[q->tenant].nqps--;
+	q->state = VG_Q_FREE;
+	s->qfree[s->nqfree++] = qp;
+	s->nqps--;
+	return 0;
+}
+
+/* Hot path. */
+
+int vg_sched_activate(struct vg_sched *s, u32 qp, u64 now)
+{
+	struct vg_sched_qp *q = vg_qp_get(s, qp);
+	struct vg_sched_tenant *t;
+	struct vg_heap h;
+
+	if (!q)
+		return -ENOENT;
+	if (q->state == VG_Q_ACTIVE)
+		return 0;
+	/* The new QP may become its tenant's root. */
+	s->pick_qp = NONE;
+	t = &s->tenants[q->tenant];
+	h = vg_qheap(s, q->tenant);
+	vg_heap_push(&h, qp, vg_vclock_start(&t->vt, q->tag, q->tag_hi),
+		     q->inv_w);
+	q->state = VG_Q_ACTIVE;
+	if (!t->nactive++)
+		vg_tenant_enqueue(s, q->tenant, now);
+	return 0;
+}
+
+/* Take active QP @qp at index @i of its tenant's heap out of the heap. */
+static void vg_qp_unqueue(struct vg_sched *s, u32 tid, u32 qp, u32 i)
+{
+	struct vg_heap h = vg_qheap(s, tid);
+	struct vg_sched_tenant *t = &s->tenants[tid];
+	struct vg_sched_qp *q = &s->qps[qp];
+
+	q->tag = h.ent[i].key;
+	q->tag_hi = vg_vclock_hi_of(&t->vt, q->tag);
+	q->state = VG_Q_IDLE;
+	vg_heap_remove(&h, qp);
+	t->nactive = h.n;
+	s->pick_qp = NONE;
+}
+
+int vg_sched_deactivate(struct vg_sched *s, u32 qp)
+{
+	struct vg_sched_qp *q = vg_qp_get(s, qp);
+	u32 tid;
+
+	if (!q)
+		return -ENOENT;
+	if (q->state != VG_Q_ACTIVE)
+		return 0;
+	tid = q->tenant;
+	vg_qp_unqueue(s, tid, qp, s->qpos[qp] - 1);
+	if (!s->tenants[tid].nactive) {
+		vg_tenant_unqueue(s, tid);
+		s->tenants[tid].state = VG_T_IDLE;
+	}
+	return 0;
+}
+
+int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next)
+{
+	u64 bnow = now + VG_TIME_BIAS;
+	const struct vg_heap_ent *e;
+	u32 id;
+
+	/* Release capped tenants whose clock has come. */
+	while (s->cap.n && !vg_before(bnow, s->cap.ent[0].key)) {
+		id = s->cap.ent[0].id;
+		vg_heap_remove(&s->cap, id);
+		vg_tenant_enqueue(s, id, now);
+	}
+	if (s->grt.n && !vg_before(bnow, s->grt.ent[0].key))
+		e = &s->grt.ent[0];	/* behind its guarantee */
+	else if (s->wfq.n)
+		e = &s->wfq.ent[0];
+	else if (s->cap.n) {
+		*next = s->cap.ent[0].key - VG_TIME_BIAS;
+		return -EAGAIN;
+	} else {
+		return -ENODATA;
+	}
+	*qp = s->qpool[e->aux].id;
+	s->pick_qp = *qp;
+	s->pick_tenant = e->id;
+	/* Read if the charge finds the QP drained; the caller works first. */
+	prefetchw(&s->qps[*qp]);
+	return 0;
+}
+
+/* Charge the tenant level; the QP level is done. */
+static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
+{
+	struct vg_sched_tenant *t = &s->tenants[id];
+	struct vg_sched_tenant_ext *x;
+
+	if (t->state == VG_T_ACTIVE) {
+		vg_vclock_advance(&s->vt, s->wfq.ent[0].key);
+	} else {
+		/* Capped: catch the tag up before charging it. */
+		t->tag = vg_vclock_start(&s->vt, t->tag, t->tag_hi);
+	}
+	t->tag += cost * t->inv_w;
+	t->served += cost;
+	if (likely(!t->has_min && !t->has_max)) {
+		if (!t->nactive) {
+			vg_tenant_unqueue(s, id);
+			t->state = VG_T_IDLE;
+		} else {
+			vg_heap_update(&s->wfq, id, t->tag);
+		}
+		return;
+	}
+
+	x = &s->text[id];
+	if (t->has_min) {
+		vg_edt_floor(&x->min_next, now, s->slack_ns);
+		vg_edt_advance(&x->min_next, &x->min_rate, cost);
+	}
+	if (t->has_max) {
+		vg_edt_floor(&x->max_next, now, s->slack_ns);
+		vg_edt_advance(&x->max_next, &x->max_rate, cost);
+	}
+	if (!t->nactive) {
+		vg_tenant_unqueue(s, id);
+		t->state = VG_T_IDLE;
+	} else if (t->state == VG_T_CAPPED) {
+		t->tag_hi = vg_vclock_hi_of(&s->vt, t->tag);
+		vg_heap_update(&s->cap, id, x->max_next.ns);
+	} else if (t->has_max && vg_edt_time(&x->max_next) > now) {
+		vg_tenant_unqueue(s, id);
+		vg_heap_push(&s->cap, id, x->max_next.ns, 0);
+		t->state = VG_T_CAPPED;
+	} else {
+		vg_heap_update(&s->wfq, id, t->tag);
+		if (t->has_min)
+			vg_heap_update(&s->grt, id, x->min_next.ns);
+	}
+}
+
+int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
+		    bool backlogged)
+{
+	struct vg_heap h;
+	u32 tid, i;
+	u64 key;
+
+	if (qp == s->pick_qp) {
+		/* Fast path: the QP just picked is still its tenant's root. */
+		tid = s->pick_tenant;
+		i = 0;
+	} else {
+		struct vg_sched_qp *q = vg_qp_get(s, qp);
+
+		if (!q)
+			return -ENOENT;
+		if (q->state != VG_Q_ACTIVE)
+			return -EINVAL;
+		tid = q->tenant;
+		i = s->qpos[qp] - 1;
+	}
+	/* Free chunks would let a QP keep the lowest tag: charge >= 1. */
+	cost = clamp_t(u64, cost, 1, VG_CHARGE_MAX);
+
+	/* QP level: virtual time is the smallest active tag, the root's. */
+	h = vg_qheap(s, tid);
+	vg_vclock_advance(&s->tenants[tid].vt, h.ent[0].key);
+	key = h.ent[i].key + cost * h.ent[i].aux;
+	if (backlogged) {
+		vg_heap_update_at(&h, i, key);
+		/* Still the root? Then the next charge is fast too. */
+		if (h.ent[0].id != qp)
+			s->pick_qp = NONE;
+	} else {
+		h.ent[i].key = key;
+		vg_qp_unqueue(s, tid, qp, i);
+	}
+
+	vg_tenant_charge(s, tid, cost, now);
+	/* Warm up what the next pick and charge will read. */
+	if (likely(s->wfq.n)) {
+		prefetchw(&s->tenants[s->wfq.ent[0].id]);
+		prefetchw(&s->qpool[s->wfq.ent[0].aux]);
+	}
+	return 0;
+}

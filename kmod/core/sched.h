@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * verbsgate policy model and hierarchical weighted scheduler.
+ *
+ * Policy model. A device has tenants; a tenant has a class (bandwidth,
+ * throughput, latency), a weight 1..VG_WEIGHT_MAX and optionally a
+ * guaranteed minimum and a maximum rate; a tenant has QPs, each with its
+ * own weight (default 1). Shares are hierarchical (Palos eq. 1): a QP gets
+ * its tenant's weight share among the *active* tenants times its weight
+ * share among the tenant's *active* QPs, so opening more QPs or processes
+ * gains a tenant nothing, and idle tenants' and QPs' shares go to the
+ * active ones (work-conserving).
+ *
+ * Algorithm: hierarchical start-time fair queuing (SFQ; Goyal, Vin and
+ * Cheng, SIGCOMM '96) at two levels. Each active tenant carries a start
+ * tag in the device's virtual time and each active QP one in its tenant's
+ * virtual time. The scheduler picks the tenant with the smallest tag, and
+ * in it the QP with the smallest tag; the caller sends that QP's next chunk
+ * and charges its cost c (token bytes, see token.h), which advances the
+ * QP's tag by c / w_qp and the tenant's by c / w_tenant. The virtual time
+ * of a level is the tag of the entity last served there; an entity that
+ * becomes active starts at max(its tag, virtual time), so idle time earns
+ * no credit. Charging after the fact is what SFQ needs: a chunk's cost is
+ * known only once the QP has been chosen.
+ *
+ * Fairness bound (SFQ theorem, per level): for two tenants f and g that
+ * are continuously backlogged (and neither capped nor served through its
+ * guarantee) during an interval, the token bytes W they receive satisfy
+ *
+ *	| W_f / w_f - W_g / w_g | <= L / w_f + L / w_g
+ *
+ * where L is the largest single charge (chunk size plus per-op cost for
+ * split opcodes, the whole WR otherwise). The same holds between QPs of one
+ * tenant relative to that tenant's service. Weights enter as 2^30 / w,
+ * rounded down, which perturbs them by less than 1e-5 relative.
+ *
+ * Rates. A tenant with a maximum rate is not eligible until its EDT clock
+ * (cost / max_rate per charge) reaches now; it then waits in a separate
+ * heap. A tenant with a guaranteed minimum rate whose guarantee clock
+ * (cost / min_rate per charge, never ahead of now at activation) has
+ * fallen behind now is served first, earliest clock first; its service
+ * still advances its fair-share tag, so it receives about max(guarantee,
+ * fair share). Both clocks keep at most @rate_slack_ns of credit. The sum
+ * of guarantees is admitted against @capacity.
+ *
+ * Latency-class tenants are counted by the controller (ctrl.h) and are
+ * normally posted without pacing (Justitia §4.2); if the glue queues them
+ * here they are scheduled by weight like the others.
+ *
+ * Data structures: the tenant level is three indexed 4-ary heaps (heap.h)
+ * over tenant slots (eligible by tag, guaranteed by clock, capped by
+ * clock). Each tenant's active QPs form a 4-ary heap in a contiguous
+ * segment of a shared pool, sized for all of the tenant's QPs, so the
+ * per-WR work stays in a few cache lines. Segments grow by doubling when
+ * a QP is added; when the pool runs out the segments are compacted in
+ * place (O(pool), amortized O(1) per QP added; the pool holds
+ * 2 * max_qps + 4 * max_tenants entries, which provably suffices).
+ *
+ * Costs: activate, charge, deactivate O(log tenants + log QPs of the
+ * tenant); pick O(1) plus O(log tenants) per capped tenant it releases;
+ * control operations O(1) (amortized for vg_sched_qp_add()) except
+ * vg_sched_class_weights(), O(tenants). Nothing allocates. Charging the
+ * QP just picked skips the QP lookup, and the tenant heaps carry each
+ * tenant's segment, so a pick reads two cache lines (docs/performance.md
+ * has the measured cost per WR).
+ *
+ * Memory: the caller allocates vg_sched_mem_size(cfg) bytes (kvzalloc in
+ * the kernel: about 270 bytes per tenant slot and 72 per QP slot, 5.6 MiB
+ * for 4096 tenants and 65536 QPs) and passes them to vg_sched_init(); the
+ * scheduler keeps them until the caller frees them. No other allocation
+ * happens.
+ *
+ * Context and locking: the scheduler takes no locks and never sleeps;
+ * every function may be called in any context, including softirq and
+ * hardirq-off. The caller serializes all calls on one struct vg_sched (the
+ * device's scheduler spinlock); hot-path and control calls may interleave
+ * freely under that lock.
+ */
+#ifndef _VG_CORE_SCHED_H
+#define _VG_CORE_SCHED_H
+
+#include "heap.h"
+#include "rate.h"
+#include "vg_compat.h"
+
+#define VG_WEIGHT_MIN		1U
+#define VG_WEIGHT_MAX		10000U
+#define VG_QP_WEIGHT_DEFAULT	1U
+#define VG_MAX_TENANTS		4096U
+#define VG_MAX_QPS		65536U
+/* Largest single charge; larger costs are charged as this much. */
+#define VG_CHARGE_MAX		BIT_ULL(32)
+#define VG_SCHED_NONE		U32_MAX
+/* Default credit kept by the rate clocks. */
+#define VG_RATE_SLACK_NS	(100 * NSEC_PER_USEC)
+
+enum vg_class {
+	VG_CLASS_BANDWIDTH,
+	VG_CLASS_THROUGHPUT,
+	VG_CLASS_LATENCY,
+	VG_CLASS_NR
+};
+
+enum vg_tenant_state {
+	VG_T_FREE,
+	VG_T_IDLE,		/* no active QP; in no heap */
+	VG_T_ACTIVE,		/* in wfq, and in grt if it has a guarantee */
+	VG_T_CAPPED,		/* waiting for its cap clock; in cap only */
+};
+
+enum vg_qp_state {
+	VG_Q_FREE,
+	VG_Q_IDLE,
+	VG_Q_ACTIVE,		/* in its tenant's QP heap */
+};
+
+struct vg_tenant_cfg {
+	u32 weight;		/* VG_WEIGHT_MIN..VG_WEIGHT_MAX */
+	u32 tclass;		/* enum vg_class */
+	u64 min_rate;		/* guaranteed token bytes/s; 0: none */
+	u64 max_rate;		/* cap, token bytes/s; 0: none */
+};
+
+struct vg_sched_cfg {
+	u32 max_tenants;	/* 1..VG_MAX_TENANTS */
+	u32 max_qps;		/* 1..VG_MAX_QPS */
+	u64 capacity;		/* token bytes/s guarantees may sum to; 0: any */
+	u64 rate_slack_ns;	/* 0: VG_RATE_SLACK_NS */
+};
+
+/* Virtual time of one level: 64 bits plus a count of wrap-arounds. */
+struct vg_vclock {
+	u64 v;
+	u32 hi;
+};
+
+/* A tenant's state used on every pick and charge: 56 bytes. */
+struct vg_sched_tenant {
+	u64 tag;		/* SFQ start tag in device virtual time */
+	struct vg_vclock vt;	/* virtual time of this tenant's QPs */
+	u64 served;		/* token bytes charged */
+	u32 inv_w;		/* 2^30 / weight */
+	u32 seg;		/* its QP heap: qpool[seg, seg + segcap) */
+	u32 nactive;		/* active QPs, the heap's size */
+	u32 tag_hi;		/* while not queued: wraps of @tag */
+	u8 state;		/* enum vg_tenant_state */
+	u8 tclass;		/* enum vg_class */
+	bool has_min, has_max;
+};
+
+/* The rest of a tenant: configuration, rate clocks, segment bookkeeping. */
+struct vg_sched_tenant_ext {
+	struct vg_edt min_next;	/* guarantee clock (biased ns) */
+	struct vg_edt max_next;	/* cap clock (biased ns) */
+	struct vg_rate min_rate;
+	struct vg_rate max_rate;
+	u32 weight;
+	u32 nqps;		/* QPs */
+	u32 segcap;
+	u32 seg_prev, seg_next;	/* segments in address order */
+};
+
+/*
+ * A QP. While it is active its tag and 2^30 / weight live in its heap
+ * entry (key and aux), so charging it does not touch this structure.
+ */
+struct vg_sched_qp {
+	u64 tag;		/* SFQ start tag while idle */
+	u32 inv_w;		/* 2^30 / weight */
+	u32 tenant;
+	u32 weight;
+	u32 tag_hi;		/* while idle: wraps of @tag */
+	u8 state;		/* enum vg_qp_state */
+};
+
+struct vg_sched {
+	struct vg_sched_tenant *tenants;
+	struct vg_sched_tenant_ext *text;
+	struct vg_sched_qp *qps;
+	struct vg_heap wfq;	/* eligible active tenants by tag */
+	struct vg_heap grt;	/* eligible tenants with a guarantee, by clock */
+	struct vg_heap cap;	/* capped tenants by cap clock */
+	struct vg_heap_ent *qpool;	/* per-tenant QP heap segments */
+	u32 *qpos;		/* QP -> position + 1 in its tenant's heap */
+	u32 *tfree, *qfree;	/* free slot stacks */
+	u32 ntfree, nqfree;
+	u32 qpool_cap, qpool_top;
+	u32 seg_head, seg_tail;	/* tenants with a segment, by address */
+	u32 pick_qp, pick_tenant;	/* last pick, while still at its root */
+	struct vg_vclock vt;	/* device virtual time */
+	u64 capacity;
+	u64 guaranteed;		/* sum of min rates */
+	u64 slack_ns;
+	u64 compactions;	/* times qpool was compacted */
+	u32 max_tenants, max_qps;
+	u32 ntenants, nqps;
+};
+
+/* Per-class weight sums, for the controller's Rmin. */
+struct vg_class_weights {
+	u64 sum[VG_CLASS_NR];	/* sum of weights per class */
+	u32 count[VG_CLASS_NR];	/* tenants per class */
+	u32 max_latency;	/* largest latency-class weight, 0 if none */
+};
+
+/**
+ * vg_sched_mem_size() - bytes vg_sched_init() needs for @cfg
+ * @cfg: configuration
+ *
+ * Return: the size, or 0 if @cfg is invalid (see vg_sched_init()).
+ */
+size_t vg_sched_mem_size(const struct vg_sched_cfg *cfg);
+
+/**
+ * vg_sched_init() - set up an empty scheduler
+ * @s: scheduler
+ * @cfg: configuration
+ * @mem: vg_sched_mem_size(@cfg) bytes, 8-byte aligned, owned by @s after
+ * @len: size of @mem
+ *
+ * Return: 0; -EINVAL if a limit is 0 or @len too small; -ERANGE if
+ * max_tenants > VG_MAX_TENANTS or max_qps > VG_MAX_QPS.
+ */
+int vg_sched_init(struct vg_sched *s, const struct vg_sched_cfg *cfg,
+		  void *mem, size_t len);
+
+/**
+ * vg_sched_tenant_add() - create a tenant
+ * @s: scheduler
+ * @cfg: its policy
+ * @id: its handle, < cfg->max_tenants
+ *
+ * Errors: -EINVAL weight 0, unknown class, or min_rate > max_rate;
+ * -ERANGE weight above VG_WEIGHT_MAX or a rate above VG_RATE_MAX;
+ * -ENOSPC max_tenants tenants exist; -EDQUOT the guarantees would exceed
+ * the capacity.
+ * Return: 0 or an error above (nothing changed).
+ */
+int vg_sched_tenant_add(struct vg_sched *s, const struct vg_tenant_cfg *cfg,
+			u32 *id);
+
+/**
+ * vg_sched_tenant_set() - change a tenant's policy
+ * @s: scheduler
+ * @id: tenant
+ * @cfg: new policy
+ * @now: time, ns
+ *
+ * A new weight applies from the next charge; new rates at once.
+ * Return: 0; -ENOENT no such tenant; otherwise as vg_sched_tenant_add().
+ */
+int vg_sched_tenant_set(struct vg_sched *s, u32 id,
+			const struct vg_tenant_cfg *cfg, u64 now);
+
+/**
+ * vg_sched_tenant_del() - delete a tenant without QPs
+ * @s: scheduler
+ * @id: tenant
+ *
+ * Return: 0; -ENOENT no such tenant; -EBUSY it still has QPs.
+ */
+int vg_sched_tenant_del(struct vg_sched *s, u32 id);
+
+/**
+ * vg_sched_qp_add() - create an idle QP in a tenant
+ * @s: scheduler
+ * @tenant: tenant
+ * @weight: VG_WEIGHT_MIN..VG_WEIGHT_MAX (VG_QP_WEIGHT_DEFAULT unless the
+ *	tenant asked for another)
+ * @qp: its handle, < cfg->max_qps
+ *
+ * Amortized O(1); now and then it compacts the QP heap pool, a memmove
+ * of up to 16 * (2 * max_qps + 4 * max_tenants) bytes (2.3 MiB, some
+ * 100 us, at the limits) under the caller's lock.
+ * Return: 0; -ENOENT no such tenant; -EINVAL weight 0; -ERANGE weight
+ * above VG_WEIGHT_MAX; -ENOSPC max_qps QPs exist.
+ */
+int vg_sched_qp_add(struct vg_sched *s, u32 tenant, u32 weight, u32 *qp);
+
+/**
+ * vg_sched_qp_set_weight() - change a QP's weight, effective next charge
+ * @s: scheduler
+ * @qp: QP
+ * @weight: VG_WEIGHT_MIN..VG_WEIGHT_MAX
+ *
+ * Return: 0; -ENOENT; -EINVAL weight 0; -ERANGE weight too large.
+ */
+int vg_sched_qp_set_weight(struct vg_sched *s, u32 qp, u32 weight);
+
+/**
+ * vg_sched_qp_del() - delete a QP, active or not
+ * @s: scheduler
+ * @qp: QP
+ *
+ * Return: 0 or -ENOENT.
+ */
+int vg_sched_qp_del(struct vg_sched *s, u32 qp);
+
+/**
+ * vg_sched_activate() - a QP has work queued (idempotent)
+ * @s: scheduler
+ * @qp: QP
+ * @now: time, ns below 2^62 (the caller's monotonic clock)
+ *
+ * Return: 0 or -ENOENT.
+ */
+int vg_sched_activate(struct vg_sched *s, u32 qp, u64 now);
+
+/**
+ * vg_sched_deactivate() - a QP has no more work (or cannot post), without
+ *	a charge (idempotent)
+ * @s: scheduler
+ * @qp: QP
+ *
+ * Return: 0 or -ENOENT.
+ */
+int vg_sched_deactivate(struct vg_sched *s, u32 qp);
+
+/**
+ * vg_sched_pick() - choose the QP that sends the next chunk
+ * @s: scheduler
+ * @now: time, ns
+ * @qp: the chosen QP
+ * @next: with -EAGAIN, when the first capped tenant becomes eligible
+ *
+ * Does not consume anything: the caller sends the QP's next chunk and
+ * then calls vg_sched_charge() (or vg_sched_deactivate() if it could not).
+ * Return: 0; -ENODATA no active QP; -EAGAIN all active tenants are capped.
+ */
+int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next);
+
+/**
+ * vg_sched_charge() - account @cost token bytes sent by an active QP
+ * @s: scheduler
+ * @qp: QP (normally the one vg_sched_pick() returned)
+ * @cost: token bytes (token.h); 0 counts as 1 and anything above
+ *	VG_CHARGE_MAX as VG_CHARGE_MAX
+ * @now: time of sending, ns
+ * @backlogged: whether the QP still has work; false deactivates it
+ *
+ * Return: 0; -ENOENT no such QP; -EINVAL the QP is not active.
+ */
+int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
+		    bool backlogged);
+
+/**
+ * vg_sched_class_weights() - per-class weight sums of the tenants
+ * @s: scheduler
+ * @cw: result
+ *
+ * O(max_tenants).
+ */
+void vg_sched_class_weights(const struct vg_sched *s,
+			    struct vg_class_weights *cw);
+
+/**
+ * vg_sched_qp_active() - whether @qp is active
+ * @s: scheduler
+ * @qp: QP handle, < max_qps
+ */
+bool vg_sched_qp_active(const struct vg_sched *s, u32 qp);
+
+/**
+ * vg_sched_qp_tag() - a QP's current start tag (statistics and tests)
+ * @s: scheduler
+ * @qp: an existing QP
+ */
+u64 vg_sched_qp_tag(const struct vg_sched *s, u32 qp);
+
+#endif /* _VG_CORE_SCHED_H */

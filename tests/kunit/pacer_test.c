@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the verbsgate token cost model (kmod/core/token.c), the
+ * EDT rate arithmetic (rate.h) and the device pacer (kmod/core/pacer.c).
+ */
+#include <kunit/test.h>
+
+#include "pacer.h"
+#include "token.h"
+#include "vg_prng.h"
+
+static void token_model(struct kunit *test)
+{
+	struct vg_cost_model m;
+	struct vg_token t;
+
+	vg_cost_model_default(&m);
+	vg_cost(&m, VG_OP_WRITE, 16, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 216ULL);
+	KUNIT_EXPECT_EQ(test, t.ops, 1U);
+	vg_cost(&m, VG_OP_READ, 1 << 20, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, (1ULL << 20) + 200);
+	vg_cost(&m, VG_OP_ATOMIC_FETCH_ADD, 8, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 408ULL);
+	KUNIT_EXPECT_EQ(test, t.ops, 2U);
+	vg_cost(&m, VG_OP_REG_MR, 0, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 4096ULL);
+	KUNIT_EXPECT_EQ(test, t.ops, 8U);
+	vg_cost(&m, VG_OP_LOCAL_INV, 0, &t);
+	KUNIT_EXPECT_EQ(test, t.ops, 8U);
+	vg_cost(&m, VG_OP_SEND_IMM, U32_MAX, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, (u64)U32_MAX + 200);
+
+	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_NR, 1, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA, 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA,
+						VG_OP_BYTES_MAX + 1, 1), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA, 1,
+						VG_OP_UNITS_MAX + 1), -ERANGE);
+	vg_cost(&m, VG_OP_WRITE, 16, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 216ULL);
+	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA, 0, 3), 0);
+	vg_cost(&m, VG_OP_SEND, 16, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 16ULL);
+	KUNIT_EXPECT_EQ(test, t.ops, 3U);
+}
+
+static void rate_exact(struct kunit *test)
+{
+	struct vg_edt t = { .ns = 1000 };
+	struct vg_rate r;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, vg_rate_set(&r, VG_RATE_MAX + 1), -ERANGE);
+	KUNIT_ASSERT_EQ(test, vg_rate_set(&r, 3), 0);
+	/* 3 units at 3/s is one second, despite 1/3 s not being exact. */
+	for (i = 0; i < 3; i++)
+		vg_edt_advance(&t, &r, 1);
+	KUNIT_EXPECT_LE(test, t.ns, 1000ULL + NSEC_PER_SEC);
+	KUNIT_EXPECT_GE(test, t.ns, 1000ULL + NSEC_PER_SEC - 1);
+
+	/* 10^9 one-byte charges at 10 GB/s: 0.1 s within a nanosecond. */
+	KUNIT_ASSERT_EQ(test, vg_rate_set(&r, 10000000000ULL), 0);
+	t.ns = 0;
+	t.frac = 0;
+	vg_edt_advance(&t, &r, 1000000000ULL);
+	KUNIT_EXPECT_LE(test, t.ns, 100000000ULL);
+	KUNIT_EXPECT_GE(test, t.ns, 100000000ULL - 1);
+
+	/* The largest cost at the lowest rate does not overflow. */
+	KUNIT_ASSERT_EQ(test, vg_rate_set(&r, 1), 0);
+	KUNIT_EXPECT_EQ(test, vg_rate_ns(&r, VG_COST_MAX),
+			VG_COST_MAX * NSEC_PER_SEC);
+	KUNIT_ASSERT_EQ(test, vg_rate_set(&r, VG_RATE_MAX), 0);
+	KUNIT_EXPECT_LE(test, vg_rate_ns(&r, VG_RATE_MAX), (u64)NSEC_PER_SEC);
+	KUNIT_EXPECT_GE(test, vg_rate_ns(&r, VG_RATE_MAX),
+			(u64)NSEC_PER_SEC - 1);
+}
+
+static void pacer_bad_input(struct kunit *test)
+{
+	struct vg_pacer_cfg cfg = { .byte_rate = 1000, .op_rate = 10 };
+	struct vg_pacer p;
+
+	cfg.byte_rate = VG_RATE_MAX + 1;
+	KUNIT_EXPECT_EQ(test, vg_pacer_init(&p, &cfg, 0), -ERANGE);
+	cfg.byte_rate = 1000;
+	cfg.burst_ops = VG_COST_MAX + 1;
+	KUNIT_EXPECT_EQ(test, vg_pacer_init(&p, &cfg, 0), -ERANGE);
+	cfg.burst_ops = 0;
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, 0), 0);
+	KUNIT_EXPECT_EQ(test, vg_pacer_set_rates(&p, 1, VG_RATE_MAX + 1),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, p.brate.per_sec, 1000ULL);
+	KUNIT_EXPECT_EQ(test, p.orate.per_sec, 10ULL);
+}
+
+/*
+ * Send back to back for one simulated second with random chunk costs:
+ * the tokens released must match the rate within one chunk plus the burst.
+ */
+static void pacer_long_run(struct kunit *test)
+{
+	struct vg_pacer_cfg cfg = {
+		.byte_rate = 1250000000ULL,	/* 10 Gbit/s */
+		.op_rate = 2000000,
+		.burst_bytes = 65536,
+		.burst_ops = 64,
+	};
+	const u64 t0 = 5 * NSEC_PER_SEC, span = NSEC_PER_SEC;
+	u64 now = t0, ops = 0, bytes = 0;
+	struct vg_prng r;
+	struct vg_pacer p;
+
+	vg_prng_seed(&r, 42);
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, t0), 0);
+	KUNIT_EXPECT_LE(test, vg_pacer_next(&p), t0);
+	for (;;) {
+		struct vg_token t = { .bytes = vg_prng_range(&r, 64, 8192),
+				      .ops = 1 };
+
+		now = max(now, vg_pacer_next(&p));
+		if (now >= t0 + span)
+			break;
+		vg_pacer_charge(&p, now, &t);
+		bytes += t.bytes;
+		ops += t.ops;
+	}
+	KUNIT_EXPECT_EQ(test, p.sent_bytes, bytes);
+	KUNIT_EXPECT_EQ(test, p.sent_ops, ops);
+	/* Bytes bind (avg chunk 4 KB: 300k op/s < 2M op/s). */
+	KUNIT_EXPECT_LE(test, bytes, cfg.byte_rate + cfg.burst_bytes + 8192);
+	KUNIT_EXPECT_GE(test, bytes, cfg.byte_rate - 8192);
+
+	/* 16-byte chunks: the op rate binds instead. */
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, t0), 0);
+	now = t0;
+	ops = 0;
+	for (;;) {
+		struct vg_token t = { .bytes = 16, .ops = 1 };
+
+		now = max(now, vg_pacer_next(&p));
+		if (now >= t0 + span)
+			break;
+		vg_pacer_charge(&p, now, &t);
+		ops++;
+	}
+	KUNIT_EXPECT_LE(test, ops, cfg.op_rate + cfg.burst_ops + 1);
+	KUNIT_EXPECT_GE(test, ops, cfg.op_rate - 1);
+}
+
+/*
+ * Random arrivals (idle gaps, bursts) and costs: for every pair of
+ * departures t_i <= t_j the tokens sent in [t_i, t_j] are at most
+ * B + r (t_j - t_i) + c_max, no departure precedes its EDT, and an idle
+ * pacer lets a full bucket go at once.
+ */
+static void pacer_burst_bound(struct kunit *test)
+{
+	enum { N = 1500 };
+	struct vg_pacer_cfg cfg = {
+		.byte_rate = 100000000ULL, .burst_bytes = 20000,
+	};
+	const u64 cmax = 3000;
+	u64 *when, *pre, now = 1000;
+	struct vg_prng r;
+	struct vg_pacer p;
+	int i, j, burst;
+
+	when = kunit_kcalloc(test, N, sizeof(u64), GFP_KERNEL);
+	pre = kunit_kcalloc(test, N + 1, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, when);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pre);
+	vg_prng_seed(&r, 7);
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, now), 0);
+
+	/* Idle pacer: 20000 bytes of 1000-byte chunks go at once, then wait. */
+	for (burst = 0; vg_pacer_next(&p) <= now; burst++) {
+		struct vg_token t = { .bytes = 1000, .ops = 1 };
+
+		vg_pacer_charge(&p, now, &t);
+	}
+	KUNIT_EXPECT_EQ(test, burst, 21);
+
+	for (i = 0; i < N; i++) {
+		struct vg_token t = { .bytes = vg_prng_range(&r, 1, cmax) };
+
+		if (!vg_prng_range(&r, 0, 20))
+			now += vg_prng_range(&r, 0, 2000000);	/* idle */
+		now = max(now, vg_pacer_next(&p));
+		vg_pacer_charge(&p, now, &t);
+		when[i] = now;
+		pre[i + 1] = pre[i] + t.bytes;
+	}
+	for (i = 0; i < N; i++)
+		for (j = i; j < N; j++) {
+			u64 sent = pre[j + 1] - pre[i];
+			u64 allow = cfg.burst_bytes + cmax +
+				    div64_u64((when[j] - when[i]) *
+					      cfg.byte_rate, NSEC_PER_SEC) + 1;
+
+			if (sent > allow) {
+				KUNIT_FAIL(test, "i %d j %d sent %llu > %llu",
+					   i, j, sent, allow);
+				return;
+			}
+		}
+}
+
+static void pacer_unlimited_and_rate_change(struct kunit *test)
+{
+	struct vg_pacer_cfg cfg = { 0 };
+	struct vg_token t = { .bytes = 1 << 20, .ops = 1 };
+	struct vg_pacer p;
+	u64 now = 100, d0, d1;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, now), 0);
+	for (i = 0; i < 1000; i++) {
+		vg_pacer_charge(&p, now, &t);
+		KUNIT_EXPECT_LE(test, vg_pacer_next(&p), now);
+	}
+
+	/* 1 MB/s: a 1 MB chunk makes the next wait a second... */
+	KUNIT_ASSERT_EQ(test, vg_pacer_set_rates(&p, 1 << 20, 0), 0);
+	vg_pacer_charge(&p, now, &t);
+	d0 = vg_pacer_next(&p);
+	KUNIT_EXPECT_EQ(test, d0, now + NSEC_PER_SEC);
+	/* ...and after doubling the rate, the next one waits half that. */
+	KUNIT_ASSERT_EQ(test, vg_pacer_set_rates(&p, 2 << 20, 0), 0);
+	vg_pacer_charge(&p, d0, &t);
+	d1 = vg_pacer_next(&p);
+	KUNIT_EXPECT_EQ(test, d1 - d0, (u64)NSEC_PER_SEC / 2);
+}
+
+static struct kunit_case vg_pacer_cases[] = {
+	KUNIT_CASE(token_model),
+	KUNIT_CASE(rate_exact),
+	KUNIT_CASE(pacer_bad_input),
+	KUNIT_CASE(pacer_long_run),
+	KUNIT_CASE(pacer_burst_bound),
+	KUNIT_CASE(pacer_unlimited_and_rate_change),
+	{}
+};
+
+static struct kunit_suite vg_pacer_suite = {
+	.name = "verbsgate-pacer",
+	.test_cases = vg_pacer_cases,
+};
+
+kunit_test_suites(&vg_pacer_suite);

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the verbsgate policy model and hierarchical scheduler
+ * (kmod/core/sched.c, heap.c).
+ */
+#include <kunit/test.h>
+#include <linux/vmalloc.h>
+
+#include "sched.h"
+#include "vg_prng.h"
+
+#define CHUNK		4096U
+#define OP_BYTES	200U
+#define LMAX		(CHUNK + OP_BYTES)	/* largest charge below */
+
+static struct vg_sched *sched_new_cfg(struct kunit *test,
+				      const struct vg_sched_cfg *cfg)
+{
+	struct vg_sched *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	size_t len = vg_sched_mem_size(cfg);
+	void *mem;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	KUNIT_ASSERT_NE(test, len, (size_t)0);
+	mem = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
+	KUNIT_ASSERT_EQ(test, vg_sched_init(s, cfg, mem, len), 0);
+	return s;
+}
+
+static struct vg_sched *sched_new(struct kunit *test, u32 nt, u32 nq)
+{
+	struct vg_sched_cfg cfg = { .max_tenants = nt, .max_qps = nq };
+
+	return sched_new_cfg(test, &cfg);
+}
+
+static u32 tenant_new(struct kunit *test, struct vg_sched *s, u32 weight,
+		      u64 min_rate, u64 max_rate)
+{
+	struct vg_tenant_cfg cfg = {
+		.weight = weight,
+		.tclass = VG_CLASS_BANDWIDTH,
+		.min_rate = min_rate,
+		.max_rate = max_rate,
+	};
+	u32 id;
+
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(s, &cfg, &id), 0);
+	return id;
+}
+
+static u32 qp_new(struct kunit *test, struct vg_sched *s, u32 tenant, u32 w)
+{
+	u32 qp;
+
+	KUNIT_ASSERT_EQ(test, vg_sched_qp_add(s, tenant, w, &qp), 0);
+	return qp;
+}
+
+/* Pick and charge one chunk of @cost; returns the QP or VG_SCHED_NONE. */
+static u32 step(struct kunit *test, struct vg_sched *s, u64 cost, u64 now,
+		bool backlogged)
+{
+	u64 next;
+	u32 qp;
+
+	if (vg_sched_pick(s, now, &qp, &next))
+		return VG_SCHED_NONE;
+	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, cost, now, backlogged), 0);
+	return qp;
+}
+
+static u64 served(const struct vg_sched *s, u32 tenant)
+{
+	return s->tenants[tenant].served;
+}
+
+/* |part / total - w / sumw| <= (w / sumw) / den, exactly in integers. */
+static bool share_ok(u64 part, u64 total, u64 w, u64 sumw, u64 den)
+{
+	u64 got = part * sumw, want = total * w;
+	u64 diff = got > want ? got - want : want - got;
+
+	return diff * den <= want;
+}
+
+static void sched_bad_input(struct kunit *test)
+{
+	struct vg_sched_cfg cfg = { .max_tenants = 2, .max_qps = 2,
+				    .capacity = 1000 };
+	struct vg_tenant_cfg tc = { .weight = 1 };
+	struct vg_sched *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 id, t, qp, q2;
+	u64 next;
+	char mem[64];
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	cfg.max_tenants = 0;
+	KUNIT_EXPECT_EQ(test, vg_sched_mem_size(&cfg), (size_t)0);
+	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -EINVAL);
+	cfg.max_tenants = VG_MAX_TENANTS + 1;
+	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -ERANGE);
+	cfg.max_tenants = 2;
+	cfg.max_qps = VG_MAX_QPS + 1;
+	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -ERANGE);
+	cfg.max_qps = 2;
+	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -EINVAL);
+
+	s = sched_new_cfg(test, &cfg);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &qp, &next), -ENODATA);
+
+	tc.weight = 0;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EINVAL);
+	tc.weight = VG_WEIGHT_MAX + 1;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ERANGE);
+	tc.weight = U32_MAX;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ERANGE);
+	tc.weight = 1;
+	tc.tclass = VG_CLASS_NR;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EINVAL);
+	tc.tclass = VG_CLASS_LATENCY;
+	tc.min_rate = 10;
+	tc.max_rate = 5;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EINVAL);
+	tc.max_rate = VG_RATE_MAX + 1;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ERANGE);
+	tc.max_rate = 0;
+	tc.min_rate = 1001;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EDQUOT);
+	tc.min_rate = 600;
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(s, &tc, &t), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EDQUOT);
+	tc.min_rate = 400;
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(s, &tc, &id), 0);
+	tc.min_rate = 0;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, id), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, id), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, 2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, U32_MAX), -ENOENT);
+	/* Raising the guarantee past capacity fails and changes nothing. */
+	tc.min_rate = 1001;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, t, &tc, 0), -EDQUOT);
+	KUNIT_EXPECT_EQ(test, s->text[t].min_rate.per_sec, 600ULL);
+	tc.min_rate = 1000;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, t, &tc, 0), 0);
+	tc.weight = 0;
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, t, &tc, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, 1, &tc, 0), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, 1, 1, &qp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, t, 0, &qp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, t, VG_WEIGHT_MAX + 1, &qp),
+			-ERANGE);
+	KUNIT_ASSERT_EQ(test, vg_sched_qp_add(s, t, VG_WEIGHT_MAX, &qp), 0);
+	KUNIT_ASSERT_EQ(test, vg_sched_qp_add(s, t, 1, &q2), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, t, 1, &id), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_set_weight(s, qp, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_set_weight(s, qp, 10001), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_set_weight(s, 7, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, t), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, 7, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_deactivate(s, U32_MAX), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, 1, 0, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, 9, 1, 0, true), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, qp, 0), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, qp, 0), 0);
+	KUNIT_EXPECT_EQ(test, s->tenants[t].nactive, 1U);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &id, &next), 0);
+	KUNIT_EXPECT_EQ(test, id, qp);
+	/* A huge cost is clamped, not overflowed. */
+	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, U64_MAX, 0, false), 0);
+	KUNIT_EXPECT_EQ(test, served(s, t), VG_CHARGE_MAX);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &id, &next), -ENODATA);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, qp), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, qp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, q2), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, t), 0);
+	KUNIT_EXPECT_EQ(test, s->guaranteed, 0ULL);
+	KUNIT_EXPECT_EQ(test, s->ntenants, 0U);
+	KUNIT_EXPECT_EQ(test, s->nqps, 0U);
+}
+
+/* The device limits: 4096 tenants and 65536 QPs, then -ENOSPC. */
+static void sched_limits(struct kunit *test)
+{
+	struct vg_sched_cfg cfg = { .max_tenants = VG_MAX_TENANTS,
+				    .max_qps = VG_MAX_QPS };
+	struct vg_tenant_cfg tc = { .weight = 1 };
+	size_t len = vg_sched_mem_size(&cfg);
+	struct vg_sched *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u32 i, id, picks = 0;
+	void *mem = vzalloc(len);
+	u64 next;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
+	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, len), 0);
+	for (i = 0; i < VG_MAX_TENANTS; i++) {
+		tc.weight = 1 + i % VG_WEIGHT_MAX;
+		if (vg_sched_tenant_add(s, &tc, &id) || id != i)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, i, VG_MAX_TENANTS);
+	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ENOSPC);
+	for (i = 0; i < VG_MAX_QPS; i++)
+		if (vg_sched_qp_add(s, i % VG_MAX_TENANTS, 1, &id) ||
+		    vg_sched_activate(s, id, 0))
+			break;
+	KUNIT_EXPECT_EQ(test, i, VG_MAX_QPS);
+	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, 0, 1, &id), -ENOSPC);
+	for (i = 0; i < 100000; i++)
+		picks += step(test, s, LMAX, 0, true) != VG_SCHED_NONE;
+	KUNIT_EXPECT_EQ(test, picks, 100000U);
+	for (i = 0; i < VG_MAX_QPS; i++)
+		vg_sched_qp_del(s, i);
+	for (i = 0; i < VG_MAX_TENANTS; i++)
+		vg_sched_tenant_del(s, i);
+	KUNIT_EXPECT_EQ(test, s->ntenants + s->nqps, 0U);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &id, &next), -ENODATA);
+	vfree(mem);
+}
+
+/*
+ * The SFQ bound (sched.h) on the tags themselves: for every two entities
+ * backlogged since their tags were equal, tag_f - tag_g is at most
+ * L / w_f + L / w_g in tag units (cost * 2^30 / w). Tags are taken
+ * relative to @v, at or below all of them. O(n): the largest tag - L/w
+ * must not exceed the smallest tag + L/w.
+ */
+struct bound_acc {
+	s64 hi, lo;
+};
+
+static void bound_add(struct bound_acc *b, u64 tag, u64 v, u64 inv_w)
+{
+	s64 rel = (s64)(tag - v), slack = (s64)(LMAX * inv_w);
+
+	b->hi = max_t(s64, b->hi, rel - slack);
+	b->lo = min_t(s64, b->lo, rel + slack);
+}
+
+/*
+ * Property: with every QP backlogged, each tenant's long-run share matches
+ * its weight within 2%, for random weights, QP counts and message sizes,
+ * and the SFQ bound holds between every two tenants and every two QPs of
+ * a tenant. The run is long enough for the bound to imply the 2%:
+ * total >= 50 * L * (sumw / wmin + n).
+ */
+static void shares_case(struct kunit *test, u64 seed, u32 n, u32 wmin_cfg,
+			u32 wmax, u32 qmax)
+{
+	static const u32 sizes[] = { 64, 512, 8192, 65536, 1 << 20 };
+	u32 i, j, nq = 0, *tid, *w, *msg_max, *left;
+	u64 sumw = 0, wmin = U64_MAX, total = 0, target;
+	struct vg_sched *s = sched_new(test, n, n * qmax);
+	struct bound_acc tb = { S64_MIN, S64_MAX };
+	struct vg_prng r;
+
+	tid = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	w = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	msg_max = kunit_kcalloc(test, n * qmax, sizeof(u32), GFP_KERNEL);
+	left = kunit_kcalloc(test, n * qmax, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, tid && w && msg_max && left);
+	vg_prng_seed(&r, seed);
+
+	for (i = 0; i < n; i++) {
+		u32 k = vg_prng_range(&r, 1, qmax);
+
+		w[i] = vg_prng_range(&r, wmin_cfg, wmax);
+		tid[i] = tenant_new(test, s, w[i], 0, 0);
+		sumw += w[i];
+		wmin = min_t(u64, wmin, w[i]);
+		for (j = 0; j < k; j++) {
+			u32 qp = qp_new(test, s, tid[i],
+					vg_prng_range(&r, 1, 10));
+
+			msg_max[qp] = sizes[vg_prng_range(&r, 0, 4)];
+			KUNIT_ASSERT_EQ(test, vg_sched_activate(s, qp, 0), 0);
+			nq++;
+		}
+	}
+	target = 50ULL * LMAX * (div64_u64(sumw, wmin) + 1 + n);
+	while (total < target) {
+		u64 next, cost;
+		u32 qp, c;
+
+		KUNIT_ASSERT_EQ(test, vg_sched_pick(s, 0, &qp, &next), 0);
+		if (!left[qp])
+			left[qp] = vg_prng_range(&r, 1, msg_max[qp]);
+		c = min(left[qp], CHUNK);
+		left[qp] -= c;
+		cost = c + OP_BYTES;
+		vg_sched_charge(s, qp, cost, 0, true);
+		total += cost;
+	}
+	for (i = 0; i < n; i++) {
+		const struct vg_sched_tenant *t = &s->tenants[tid[i]];
+		struct bound_acc qb = { S64_MIN, S64_MAX };
+
+		KUNIT_EXPECT_TRUE_MSG(test, share_ok(t->served, total, w[i],
+						     sumw, 50),
+				      "n %u tenant %u w %u/%llu got %llu/%llu",
+				      n, i, w[i], sumw, t->served, total);
+		bound_add(&tb, t->tag, s->vt.v, t->inv_w);
+		for (j = 0; j < s->max_qps; j++)
+			if (s->qps[j].state == VG_Q_ACTIVE &&
+			    s->qps[j].tenant == tid[i])
+				bound_add(&qb, vg_sched_qp_tag(s, j), t->vt.v,
+					  s->qps[j].inv_w);
+		KUNIT_EXPECT_LE_MSG(test, qb.hi, qb.lo, "QPs of tenant %u", i);
+	}
+	KUNIT_EXPECT_LE(test, tb.hi, tb.lo);
+	kunit_info(test, "%u tenants, %u QPs, %llu token bytes\n", n, nq,
+		   total);
+}
+
+static void sched_shares_random(struct kunit *test)
+{
+	shares_case(test, 1, 1, 1, VG_WEIGHT_MAX, 8);
+	shares_case(test, 2, 2, 1, VG_WEIGHT_MAX, 8);
+	shares_case(test, 3, 10, 1, VG_WEIGHT_MAX, 8);
+	shares_case(test, 4, 100, 1, 1000, 4);
+	shares_case(test, 5, 1000, 10, 100, 3);
+}
+
+/* QPs of one tenant share its service by QP weight. */
+static void sched_qp_weights(struct kunit *test)
+{
+	static const u32 qw[] = { 1, 2, 3, 4, 10 };
+	struct vg_sched *s = sched_new(test, 2, 8);
+	u32 a = tenant_new(test, s, 1, 0, 0), b = tenant_new(test, s, 1, 0, 0);
+	u32 qp[ARRAY_SIZE(qw)], i, qb = qp_new(test, s, b, 1);
+	u64 got[8] = { 0 }, tot = 0;
+
+	for (i = 0; i < ARRAY_SIZE(qw); i++) {
+		qp[i] = qp_new(test, s, a, qw[i]);
+		vg_sched_activate(s, qp[i], 0);
+	}
+	vg_sched_activate(s, qb, 0);
+	for (i = 0; i < 200000; i++) {
+		u64 cost = 1000 + i % 7 * 1000;
+
+		got[step(test, s, cost, 0, true)] += cost;
+	}
+	/* Tenant a gets half however many QPs it has. */
+	KUNIT_EXPECT_TRUE(test, share_ok(served(s, a), served(s, a) +
+					 served(s, b), 1, 2, 500));
+	for (i = 0; i < ARRAY_SIZE(qw); i++)
+		tot += got[qp[i]];
+	KUNIT_EXPECT_EQ(test, tot, served(s, a));
+	for (i = 0; i < ARRAY_SIZE(qw); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, share_ok(got[qp[i]], tot, qw[i], 20,
+						     100), "qp %u", i);
+}
+
+/*
+ * A tenant gains nothing from more QPs: with 100 backlogged QPs, or with
+ * 100 QPs that churn (each goes idle after one chunk and another one
+ * wakes), it gets its weight's share and no more.
+ */
+static void sched_many_qps_no_gain(struct kunit *test)
+{
+	static const u32 wa[] = { 1, 3 };
+	unsigned int c, churn;
+
+	for (churn = 0; churn < 2; churn++)
+		for (c = 0; c < ARRAY_SIZE(wa); c++) {
+			struct vg_sched *s = sched_new(test, 2, 101);
+			u32 a = tenant_new(test, s, wa[c], 0, 0);
+			u32 b = tenant_new(test, s, 1, 0, 0);
+			u32 qa = qp_new(test, s, a, 1), qb[100], i, wake = 0;
+			u64 tot;
+
+			vg_sched_activate(s, qa, 0);
+			for (i = 0; i < 100; i++) {
+				qb[i] = qp_new(test, s, b, 1);
+				if (!churn || i < 50)
+					vg_sched_activate(s, qb[i], 0);
+			}
+			for (i = 0; i < 100000; i++) {
+				u64 next;
+				u32 qp;
+
+				KUNIT_ASSERT_EQ(test, vg_sched_pick(s, 0, &qp,
+								    &next), 0);
+				vg_sched_charge(s, qp, 4096 + OP_BYTES, 0,
+						!churn || qp == qa);
+				if (!churn || qp == qa)
+					continue;
+				/* b's QP went idle: wake another of b's. */
+				while (vg_sched_qp_active(s, qb[wake]))
+					wake = (wake + 1) % 100;
+				vg_sched_activate(s, qb[wake], 0);
+			}
+			tot = served(s, a) + served(s, b);
+			KUNIT_EXPECT_LE_MSG(test, served(s, b) * (wa[c] + 1),
+					    tot + 2 * (4096 + OP_BYTES) *
+					    (wa[c] + 1),
+					    "churn %u wa %u", churn, wa[c]);
+			KUNIT_EXPECT_TRUE(test, share_ok(served(s, b), tot, 1,
+							 wa[c] + 1, 100));
+		}
+}
+
+/* A QP whose chunks cost nothing is charged 1 and cannot starve others. */
+static void sched_zero_cost(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 2, 2);
+	u32 a = tenant_new(test, s, 1, 0, 0), b = tenant_new(test, s, 1, 0, 0);
+	u32 qa = qp_new(test, s, a, 1), qb = qp_new(test, s, b, 1), i, nb = 0;
+
+	vg_sched_activate(s, qa, 0);
+	vg_sched_activate(s, qb, 0);
+	for (i = 0; i < 10000; i++) {
+		u64 next;
+		u32 qp;
+
+		KUNIT_ASSERT_EQ(test, vg_sched_pick(s, 0, &qp, &next), 0);
+		vg_sched_charge(s, qp, qp == qa ? 0 : 1000, 0, true);
+		nb += qp == qb;
+	}
+	KUNIT_EXPECT_GE(test, nb, 9U);
+	KUNIT_EXPECT_EQ(test, served(s, a), 10000ULL - nb);
+}
+
+/* Idle shares go to active tenants; returning earns no credit either way. */
+static void sched_work_conserving(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 2, 2);
+	u32 a = tenant_new(test, s, 9, 0, 0), b = tenant_new(test, s, 1, 0, 0);
+	u32 qa = qp_new(test, s, a, 1), qb = qp_new(test, s, b, 1), i, first;
+	u64 sa, sb;
+
+	vg_sched_activate(s, qb, 0);
+	for (i = 0; i < 1000; i++)
+		KUNIT_EXPECT_EQ(test, step(test, s, 1000, 0, true), qb);
+	vg_sched_activate(s, qa, 0);
+	sa = served(s, a);
+	sb = served(s, b);
+	first = U32_MAX;
+	for (i = 0; i < 10000; i++)
+		if (step(test, s, 1000, 0, true) == qa && first == U32_MAX)
+			first = i;
+	KUNIT_EXPECT_LE(test, first, 1U);
+	KUNIT_EXPECT_TRUE(test, share_ok(served(s, a) - sa, served(s, a) - sa +
+					 served(s, b) - sb, 9, 10, 100));
+	/* a leaves again: b alone gets everything. */
+	vg_sched_deactivate(s, qa);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, step(test, s, 1000, 0, true), qb);
+}
+
+/*
+ * Virtual time wraps every few maximum charges at weight 1; fairness and
+ * the no-credit rule for returning tenants and QPs must survive that.
+ */
+static void sched_vtime_wrap(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 2, 3);
+	u32 a = tenant_new(test, s, 1, 0, 0), b = tenant_new(test, s, 1, 0, 0);
+	u32 qa = qp_new(test, s, a, 1), qa2 = qp_new(test, s, a, 1);
+	u32 qb = qp_new(test, s, b, 1), i, nb = 0, na2 = 0, gap;
+
+	vg_sched_activate(s, qa, 0);
+	vg_sched_activate(s, qb, 0);
+	for (i = 0; i < 1000; i++)
+		nb += step(test, s, VG_CHARGE_MAX, 0, true) == qb;
+	KUNIT_EXPECT_EQ(test, nb, 500U);
+	KUNIT_EXPECT_GT(test, s->vt.hi, 100U);
+
+	/* b idles while a's virtual time wraps several times over. */
+	for (gap = 1; gap < 40; gap += 7) {
+		vg_sched_deactivate(s, qb);
+		for (i = 0; i < gap; i++)
+			KUNIT_EXPECT_EQ(test, step(test, s, VG_CHARGE_MAX, 0,
+						   true), qa);
+		vg_sched_activate(s, qb, 0);
+		nb = 0;
+		for (i = 0; i < 100; i++)
+			nb += step(test, s, VG_CHARGE_MAX, 0, true) == qb;
+		KUNIT_EXPECT_EQ_MSG(test, nb, 50U, "gap %u", gap);
+	}
+
+	/* The same inside a tenant: qa2 joins after qa's tags wrapped. */
+	vg_sched_deactivate(s, qb);
+	for (i = 0; i < 50; i++)
+		step(test, s, VG_CHARGE_MAX, 0, true);
+	vg_sched_activate(s, qa2, 0);
+	for (i = 0; i < 100; i++)
+		na2 += step(test, s, VG_CHARGE_MAX, 0, true) == qa2;
+	KUNIT_EXPECT_EQ(test, na2, 50U);
+}
+
+/*
+ * Rates with simulated time: the device moves 1 token byte per ns. A
+ * capped tenant gets its cap however large its weight; a guaranteed one
+ * its guarantee however small its weight; the rest goes to the others.
+ */
+static u64 run_for(struct kunit *test, struct vg_sched *s, u64 now, u64 end,
+		   u64 cost)
+{
+	while (now < end) {
+		u64 next;
+		u32 qp;
+		int ret = vg_sched_pick(s, now, &qp, &next);
+
+		if (ret == -EAGAIN) {
+			KUNIT_EXPECT_GT(test, next, now);
+			now = next;
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		vg_sched_charge(s, qp, cost, now, true);
+		now += cost;
+	}
+	return now;
+}
+
+static void sched_rates(struct kunit *test)
+{
+	const u64 sec = NSEC_PER_SEC, cost = 4096 + OP_BYTES;
+	struct vg_sched_cfg cfg = { .max_tenants = 4, .max_qps = 4,
+				    .capacity = 1000000000ULL };
+	struct vg_sched *s = sched_new_cfg(test, &cfg);
+	u32 a = tenant_new(test, s, 100, 0, 100000000ULL);	/* cap 10% */
+	u32 b = tenant_new(test, s, 1, 0, 0);
+	u32 qa = qp_new(test, s, a, 1), qb = qp_new(test, s, b, 1);
+	struct vg_tenant_cfg tc = { .weight = 1, .min_rate = 500000000ULL };
+	u64 now = sec, sa, sb, start;
+	u32 c, qc;
+
+	vg_sched_activate(s, qa, now);
+	vg_sched_activate(s, qb, now);
+	now = run_for(test, s, now, 2 * sec, cost);
+	KUNIT_EXPECT_LE(test, served(s, a), 100000000ULL + 100000 + cost);
+	KUNIT_EXPECT_GE(test, served(s, a), 100000000ULL - cost);
+	KUNIT_EXPECT_GE(test, served(s, b), 890000000ULL);
+
+	/* a alone: the device idles (-EAGAIN) between a's chunks. */
+	vg_sched_deactivate(s, qb);
+	sa = served(s, a);
+	now = run_for(test, s, now, 3 * sec, cost);
+	KUNIT_EXPECT_LE(test, served(s, a) - sa, 100000000ULL + 2 * cost);
+	KUNIT_EXPECT_GE(test, served(s, a) - sa, 100000000ULL - 2 * cost);
+
+	/* c: weight 1 of 102 but guaranteed 50%. */
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(s, &tc, &c), 0);
+	qc = qp_new(test, s, c, 1);
+	vg_sched_activate(s, qb, now);
+	vg_sched_activate(s, qc, now);
+	sa = served(s, a);
+	sb = served(s, b);
+	start = now;
+	now = run_for(test, s, now, 4 * sec, cost);
+	/* Half of the phase's length (a bit under a second) in bytes. */
+	KUNIT_EXPECT_GE(test, served(s, c), (now - start) / 2 - 2 * cost);
+	KUNIT_EXPECT_LE(test, served(s, a) - sa, 100000000ULL + 2 * cost);
+	KUNIT_EXPECT_GE(test, served(s, b) - sb, 380000000ULL);
+
+	/* Lifting the cap takes effect at once: a (weight 100) dominates. */
+	tc.weight = 100;
+	tc.min_rate = 0;
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_set(s, a, &tc, now), 0);
+	sa = served(s, a);
+	run_for(test, s, now, 5 * sec, cost);
+	KUNIT_EXPECT_GE(test, served(s, a) - sa, 450000000ULL);
+}
+
+/* Structural invariants of the whole scheduler, checked by brute force. */
+static void check_invariants(struct kunit *test, struct vg_sched *s)
+{
+	const struct vg_heap *heaps[3] = { &s->wfq, &s->grt, &s->cap };
+	u32 i, h, nt = 0, nq = 0;
+
+	for (h = 0; h < 3; h++) {
+		const struct vg_heap *hp = heaps[h];
+
+		for (i = 0; i < hp->n; i++) {
+			u64 parent = hp->ent[i ? (i - 1) / 4 : 0].key;
+
+			KUNIT_ASSERT_EQ(test, hp->pos[hp->ent[i].id], i + 1);
+			KUNIT_ASSERT_FALSE(test, vg_before(hp->ent[i].key,
+							   parent));
+		}
+	}
+	for (i = 0; i < s->max_tenants; i++) {
+		const struct vg_sched_tenant *t = &s->tenants[i];
+		u32 seen = 0, qps = 0, act = 0, k;
+
+		if (t->state == VG_T_FREE) {
+			KUNIT_ASSERT_FALSE(test, vg_heap_contains(&s->wfq, i) ||
+					   vg_heap_contains(&s->cap, i));
+			continue;
+		}
+		nt++;
+		for (k = 0; k < s->max_qps; k++)
+			if (s->qps[k].state != VG_Q_FREE &&
+			    s->qps[k].tenant == i) {
+				qps++;
+				act += s->qps[k].state == VG_Q_ACTIVE;
+				KUNIT_ASSERT_EQ(test, s->qps[k].state == VG_Q_ACTIVE,
+						!!s->qpos[k]);
+			}
+		KUNIT_ASSERT_EQ(test, s->text[i].nqps, qps);
+		KUNIT_ASSERT_EQ(test, t->nactive, act);
+		KUNIT_ASSERT_EQ(test, vg_heap_contains(&s->wfq, i),
+				t->state == VG_T_ACTIVE);
+		KUNIT_ASSERT_EQ(test, vg_heap_contains(&s->grt, i),
+				t->state == VG_T_ACTIVE && t->has_min);
+		KUNIT_ASSERT_EQ(test, vg_heap_contains(&s->cap, i),
+				t->state == VG_T_CAPPED);
+		KUNIT_ASSERT_EQ(test, t->state == VG_T_IDLE, !act);
+		if (t->state == VG_T_ACTIVE) {
+			const struct vg_heap_ent *e = &s->wfq.ent[s->wfq.pos[i] - 1];
+
+			KUNIT_ASSERT_EQ(test, e->key, t->tag);
+			KUNIT_ASSERT_EQ(test, e->aux, t->seg);
+			if (t->has_min)
+				KUNIT_ASSERT_EQ(test, s->grt.ent[s->grt.pos[i] - 1].aux,
+						t->seg);
+		}
+		/* The QP heap in its segment: order, positions, membership. */
+		KUNIT_ASSERT_LE(test, s->text[i].nqps, s->text[i].segcap);
+		KUNIT_ASSERT_LE(test, t->seg + s->text[i].segcap,
+				s->qpool_top);
+		for (k = 0; k < t->nactive; k++) {
+			const struct vg_heap_ent *e = s->qpool + t->seg;
+			u32 x = e[k].id;
+
+			KUNIT_ASSERT_EQ(test, s->qps[x].state, VG_Q_ACTIVE);
+			KUNIT_ASSERT_EQ(test, s->qps[x].tenant, i);
+			KUNIT_ASSERT_EQ(test, s->qpos[x], k + 1);
+			KUNIT_ASSERT_EQ(test, e[k].aux, s->qps[x].inv_w);
+			KUNIT_ASSERT_FALSE(test, vg_before(e[k].key,
+							   e[k ? (k - 1) / 4 : 0].key));
+			seen++;
+		}
+		KUNIT_ASSERT_EQ(test, seen, act);
+		nq += qps;
+	}
+	KUNIT_ASSERT_EQ(test, s->ntenants, nt);
+	KUNIT_ASSERT_EQ(test, s->nqps, nq);
+	/* Segments are disjoint, listed in address order, within the pool. */
+	for (i = s->seg_head, h = 0; i != VG_SCHED_NONE;
+	     i = s->text[i].seg_next) {
+		KUNIT_ASSERT_GE(test, s->tenants[i].seg, h);
+		h = s->tenants[i].seg + s->text[i].segcap;
+	}
+	KUNIT_ASSERT_LE(test, h, s->qpool_top);
+	KUNIT_ASSERT_LE(test, s->qpool_top, s->qpool_cap);
+	/* A cached pick is still its tenant's root. */
+	if (s->pick_qp != VG_SCHED_NONE) {
+		const struct vg_sched_tenant *t = &s->tenants[s->pick_tenant];
+
+		KUNIT_ASSERT_TRUE(test, t->nactive > 0);
+		KUNIT_ASSERT_EQ(test, s->qpool[t->seg].id, s->pick_qp);
+	}
+}
+
+/* Random operations against the invariants (model-free fuzzing). */
+static void sched_random_ops(struct kunit *test)
+{
+	enum { NT = 12, NQ = 48 };
+	struct vg_sched_cfg cfg = { .max_tenants = NT, .max_qps = NQ,
+				    .rate_slack_ns = 5000 };
+	struct vg_sched *s = sched_new_cfg(test, &cfg);
+	struct vg_prng r;
+	u64 now = 0;
+	int i;
+
+	vg_prng_seed(&r, 99);
+	for (i = 0; i < 40000; i++) {
+		u32 op = vg_prng_range(&r, 0, 99), id, t, q;
+		struct vg_tenant_cfg tc = {
+			.weight = vg_prng_range(&r, 1, 20),
+			.tclass = vg_prng_range(&r, 0, VG_CLASS_NR - 1),
+		};
+		u64 next;
+		int ret;
+
+		if (!vg_prng_range(&r, 0, 3))
+			tc.max_rate = vg_prng_range(&r, 1000000, 2000000000);
+		if (!vg_prng_range(&r, 0, 3))
+			tc.min_rate = vg_prng_range(&r, 1, 100000000);
+		if (tc.max_rate && tc.min_rate > tc.max_rate)
+			tc.min_rate = tc.max_rate;
+		t = vg_prng_range(&r, 0, NT - 1);
+		q = vg_prng_range(&r, 0, NQ - 1);
+		now += vg_prng_range(&r, 0, 20000);
+
+		if (op < 5) {
+			vg_sched_tenant_add(s, &tc, &id);
+		} else if (op < 7) {
+			vg_sched_tenant_del(s, t);
+		} else if (op < 10) {
+			vg_sched_tenant_set(s, t, &tc, now);
+		} else if (op < 16) {
+			vg_sched_qp_add(s, t, tc.weight, &id);
+		} else if (op < 19) {
+			vg_sched_qp_del(s, q);
+		} else if (op < 21) {
+			vg_sched_qp_set_weight(s, q, tc.weight);
+		} else if (op < 40) {
+			vg_sched_activate(s, q, now);
+		} else if (op < 48) {
+			vg_sched_deactivate(s, q);
+		} else {
+			u64 cost = vg_prng_range(&r, 1, 70000);
+			bool more = vg_prng_range(&r, 0, 3);
+
+			ret = vg_sched_pick(s, now, &id, &next);
+			if (!ret) {
+				t = s->qps[id].tenant;
+				KUNIT_ASSERT_TRUE(test,
+						  vg_sched_qp_active(s, id));
+				KUNIT_ASSERT_EQ(test, s->tenants[t].state,
+						VG_T_ACTIVE);
+				ret = vg_sched_charge(s, id, cost, now, more);
+				KUNIT_ASSERT_EQ(test, ret, 0);
+			} else if (ret == -EAGAIN) {
+				KUNIT_ASSERT_GT(test, next, now);
+				KUNIT_ASSERT_EQ(test, s->wfq.n, 0U);
+			} else {
+				KUNIT_ASSERT_EQ(test, ret, -ENODATA);
+				KUNIT_ASSERT_EQ(test, s->wfq.n + s->cap.n, 0U);
+			}
+		}
+		check_invariants(test, s);
+	}
+	/* The run grew, moved and compacted segments. */
+	KUNIT_EXPECT_GT(test, s->compactions, 0ULL);
+}
+
+static void sched_class_weights(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 8, 1);
+	struct vg_tenant_cfg tc = { .weight = 3, .tclass = VG_CLASS_BANDWIDTH };
+	struct vg_class_weights cw;
+	u32 id, lat;
+
+	vg_sched_tenant_add(s, &tc, &id);
+	tc.weight = 5;
+	vg_sched_tenant_add(s, &tc, &id);
+	tc.tclass = VG_CLASS_THROUGHPUT;
+	vg_sched_tenant_add(s, &tc, &id);
+	tc.tclass = VG_CLASS_LATENCY;
+	tc.weight = 2;
+	vg_sched_tenant_add(s, &tc, &id);
+	tc.weight = 7;
+	vg_sched_tenant_add(s, &tc, &lat);
+	vg_sched_class_weights(s, &cw);
+	KUNIT_EXPECT_EQ(test, cw.sum[VG_CLASS_BANDWIDTH], 8ULL);
+	KUNIT_EXPECT_EQ(test, cw.count[VG_CLASS_BANDWIDTH], 2U);
+	KUNIT_EXPECT_EQ(test, cw.sum[VG_CLASS_THROUGHPUT], 5ULL);
+	KUNIT_EXPECT_EQ(test, cw.sum[VG_CLASS_LATENCY], 9ULL);
+	KUNIT_EXPECT_EQ(test, cw.count[VG_CLASS_LATENCY], 2U);
+	KUNIT_EXPECT_EQ(test, cw.max_latency, 7U);
+	vg_sched_tenant_del(s, lat);
+	vg_sched_class_weights(s, &cw);
+	KUNIT_EXPECT_EQ(test, cw.max_latency, 2U);
+}
+
+static struct kunit_case vg_sched_cases[] = {
+	KUNIT_CASE(sched_bad_input),
+	KUNIT_CASE(sched_limits),
+	KUNIT_CASE(sched_shares_random),
+	KUNIT_CASE(sched_qp_weights),
+	KUNIT_CASE(sched_many_qps_no_gain),
+	KUNIT_CASE(sched_zero_cost),
+	KUNIT_CASE(sched_work_conserving),
+	KUNIT_CASE(sched_vtime_wrap),
+	KUNIT_CASE(sched_rates),
+	KUNIT_CASE(sched_random_ops),
+	KUNIT_CASE(sched_class_weights),
+	{}
+};
+
+static struct kunit_suite vg_sched_suite = {
+	.name = "verbsgate-sched",
+	.test_cases = vg_sched_cases,
+};
+
+kunit_test_suites(&vg_sched_suite);

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the verbsgate message splitter (kmod/core/split.c).
+ */
+#include <kunit/test.h>
+
+#include "split.h"
+#include "vg_prng.h"
+
+static struct vg_wr mkwr(u8 opcode, const struct vg_sge *sg, u32 n)
+{
+	struct vg_wr wr = {
+		.wr_id = 0xabcdef,
+		.remote_addr = 0x100000,
+		.sg_list = sg,
+		.num_sge = n,
+		.rkey = 77,
+		.imm = 0x12345678,
+		.flags = VG_WR_SIGNALED | VG_WR_SOLICITED,
+		.opcode = opcode,
+	};
+
+	return wr;
+}
+
+static int init_err(const struct vg_wr *wr, u32 chunk)
+{
+	struct vg_split sp;
+
+	return vg_split_init(&sp, wr, chunk);
+}
+
+static void split_bad_input(struct kunit *test)
+{
+	struct vg_sge sg[VG_MAX_SGE + 1];
+	struct vg_wr wr;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(sg); i++)
+		sg[i] = (struct vg_sge){ .addr = 0x1000, .length = 4096 };
+
+	wr = mkwr(VG_OP_WRITE, sg, 1);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, VG_SPLIT_MAX_CHUNK + 1), -ERANGE);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, U32_MAX), -ERANGE);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, VG_SPLIT_MAX_CHUNK), 0);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 1), 0);
+
+	wr.opcode = VG_OP_NR;
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EINVAL);
+	wr.opcode = VG_OP_WRITE;
+	wr.flags = BIT(7);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EINVAL);
+	wr.flags = 0;
+
+	wr = mkwr(VG_OP_WRITE, sg, VG_MAX_SGE + 1);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -E2BIG);
+	wr = mkwr(VG_OP_WRITE, sg, VG_MAX_SGE);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), 0);
+	wr = mkwr(VG_OP_WRITE, NULL, 1);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EINVAL);
+
+	/* Lengths whose sum wraps 32 bits, or exceeds 2^31. */
+	for (i = 0; i < VG_MAX_SGE; i++)
+		sg[i].length = U32_MAX;
+	wr = mkwr(VG_OP_WRITE, sg, VG_MAX_SGE);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EMSGSIZE);
+	sg[0].length = BIT(31);
+	sg[1].length = 1;
+	wr = mkwr(VG_OP_SEND, sg, 2);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EMSGSIZE);
+	sg[1].length = 0;
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), 0);
+
+	/* Local and remote address wrap-around. */
+	sg[0] = (struct vg_sge){ .addr = U64_MAX - 99, .length = 100 };
+	wr = mkwr(VG_OP_WRITE, sg, 1);
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), 0);	/* ends at 2^64 */
+	sg[0].length = 101;
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), -EOVERFLOW);
+	sg[0] = (struct vg_sge){ .addr = 0, .length = 100 };
+	wr.remote_addr = U64_MAX - 98;
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), -EOVERFLOW);
+	wr.opcode = VG_OP_READ;
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), -EOVERFLOW);
+	/* SEND has no remote range; the address is not looked at. */
+	wr.opcode = VG_OP_SEND;
+	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), 0);
+}
+
+/* Opcodes and flags that are never split come out whole. */
+static void split_never(struct kunit *test)
+{
+	static const u8 ops[] = { VG_OP_SEND, VG_OP_SEND_IMM, VG_OP_SEND_INV,
+				  VG_OP_ATOMIC_CMP_SWP,
+				  VG_OP_ATOMIC_FETCH_ADD, VG_OP_LOCAL_INV,
+				  VG_OP_REG_MR, VG_OP_WRITE, VG_OP_READ };
+	struct vg_sge sg[3] = {
+		{ .addr = 0x10000, .length = 1 << 20, .lkey = 1 },
+		{ .addr = 0x900000, .length = 0, .lkey = 2 },
+		{ .addr = 0x200000, .length = 5000, .lkey = 3 },
+	};
+	struct vg_sge out[VG_MAX_SGE];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		struct vg_wr wr = mkwr(ops[i], sg, 3);
+		struct vg_split sp;
+		struct vg_chunk c;
+
+		if (ops[i] == VG_OP_WRITE || ops[i] == VG_OP_READ)
+			wr.flags |= VG_WR_INLINE;
+		KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 4096), 0);
+		KUNIT_EXPECT_EQ(test, vg_split_count(&sp), 1U);
+		KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+		KUNIT_EXPECT_TRUE(test, c.first && c.last);
+		KUNIT_EXPECT_EQ(test, c.opcode, ops[i]);
+		KUNIT_EXPECT_EQ(test, c.length, (1U << 20) + 5000);
+		KUNIT_EXPECT_EQ(test, c.num_sge, 3U);
+		KUNIT_EXPECT_EQ(test, memcmp(out, sg, sizeof(sg)), 0);
+		KUNIT_EXPECT_EQ(test, c.wr_id, wr.wr_id);
+		KUNIT_EXPECT_EQ(test, c.flags, wr.flags);
+		KUNIT_EXPECT_EQ(test, c.imm, wr.imm);
+		KUNIT_EXPECT_EQ(test, c.remote_addr, wr.remote_addr);
+		KUNIT_EXPECT_FALSE(test, vg_split_next(&sp, &c, out));
+	}
+}
+
+static void split_zero_length(struct kunit *test)
+{
+	struct vg_sge sg = { .addr = 0x1000, .length = 0, .lkey = 5 };
+	struct vg_sge out[VG_MAX_SGE];
+	struct vg_wr wr[2];
+	unsigned int i;
+
+	wr[0] = mkwr(VG_OP_WRITE_IMM, NULL, 0);
+	wr[1] = mkwr(VG_OP_WRITE, &sg, 1);
+	for (i = 0; i < ARRAY_SIZE(wr); i++) {
+		struct vg_split sp;
+		struct vg_chunk c;
+
+		KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr[i], 1), 0);
+		KUNIT_EXPECT_EQ(test, vg_split_count(&sp), 1U);
+		KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+		KUNIT_EXPECT_EQ(test, c.length, 0U);
+		KUNIT_EXPECT_EQ(test, c.num_sge, wr[i].num_sge);
+		KUNIT_EXPECT_EQ(test, c.opcode, wr[i].opcode);
+		KUNIT_EXPECT_EQ(test, c.wr_id, wr[i].wr_id);
+		KUNIT_EXPECT_EQ(test, c.flags, wr[i].flags);
+		KUNIT_EXPECT_EQ(test, c.imm, wr[i].imm);
+		KUNIT_EXPECT_TRUE(test, c.last);
+		KUNIT_EXPECT_FALSE(test, vg_split_next(&sp, &c, out));
+	}
+}
+
+/* A hand-checked WRITE_WITH_IMM: 3 SGEs, 10000 bytes, 4096-byte chunks. */
+static void split_write_imm(struct kunit *test)
+{
+	struct vg_sge sg[3] = {
+		{ .addr = 0xa000, .length = 3000, .lkey = 1 },
+		{ .addr = 0xb000, .length = 2000, .lkey = 2 },
+		{ .addr = 0xc000, .length = 5000, .lkey = 3 },
+	};
+	struct vg_wr wr = mkwr(VG_OP_WRITE_IMM, sg, 3);
+	struct vg_sge out[VG_MAX_SGE];
+	struct vg_split sp;
+	struct vg_chunk c;
+
+	wr.flags |= VG_WR_FENCE;
+	KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 4096), 0);
+	KUNIT_EXPECT_EQ(test, vg_split_count(&sp), 3U);
+
+	KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+	KUNIT_EXPECT_TRUE(test, c.first && !c.last);
+	KUNIT_EXPECT_EQ(test, c.opcode, VG_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, c.flags, VG_WR_FENCE);
+	KUNIT_EXPECT_EQ(test, c.wr_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, c.imm, 0U);
+	KUNIT_EXPECT_EQ(test, c.remote_addr, 0x100000ULL);
+	KUNIT_EXPECT_EQ(test, c.length, 4096U);
+	KUNIT_ASSERT_EQ(test, c.num_sge, 2U);
+	KUNIT_EXPECT_EQ(test, out[0].addr, 0xa000ULL);
+	KUNIT_EXPECT_EQ(test, out[0].length, 3000U);
+	KUNIT_EXPECT_EQ(test, out[1].addr, 0xb000ULL);
+	KUNIT_EXPECT_EQ(test, out[1].length, 1096U);
+	KUNIT_EXPECT_EQ(test, out[1].lkey, 2U);
+
+	KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+	KUNIT_EXPECT_TRUE(test, !c.first && !c.last);
+	KUNIT_EXPECT_EQ(test, c.flags, 0U);
+	KUNIT_EXPECT_EQ(test, c.remote_addr, 0x100000ULL + 4096);
+	KUNIT_ASSERT_EQ(test, c.num_sge, 2U);
+	KUNIT_EXPECT_EQ(test, out[0].addr, 0xb000ULL + 1096);
+	KUNIT_EXPECT_EQ(test, out[0].length, 904U);
+	KUNIT_EXPECT_EQ(test, out[1].addr, 0xc000ULL);
+	KUNIT_EXPECT_EQ(test, out[1].length, 3192U);
+
+	KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+	KUNIT_EXPECT_TRUE(test, !c.first && c.last);
+	KUNIT_EXPECT_EQ(test, c.opcode, VG_OP_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, c.flags, VG_WR_SIGNALED | VG_WR_SOLICITED);
+	KUNIT_EXPECT_EQ(test, c.wr_id, 0xabcdefULL);
+	KUNIT_EXPECT_EQ(test, c.imm, 0x12345678U);
+	KUNIT_EXPECT_EQ(test, c.remote_addr, 0x100000ULL + 8192);
+	KUNIT_EXPECT_EQ(test, c.length, 10000U - 8192);
+	KUNIT_ASSERT_EQ(test, c.num_sge, 1U);
+	KUNIT_EXPECT_EQ(test, out[0].addr, 0xc000ULL + 3192);
+	KUNIT_EXPECT_EQ(test, out[0].length, 1808U);
+	KUNIT_EXPECT_EQ(test, out[0].lkey, 3U);
+	KUNIT_EXPECT_FALSE(test, vg_split_next(&sp, &c, out));
+	KUNIT_EXPECT_EQ(test, vg_split_remaining(&sp), 0U);
+}
+
+/* Cursor over the non-empty bytes of an SGE list, for the property test. */
+struct sge_cursor {
+	const struct vg_sge *sg;
+	u32 n, i, off;
+};
+
+static void cursor_skip_empty(struct sge_cursor *cur)
+{
+	while (cur->i < cur->n && cur->off == cur->sg[cur->i].length) {
+		cur->i++;
+		cur->off = 0;
+	}
+}
+
+/*
+ * Consume @piece from @cur: it must be the next bytes of the original list
+ * (same lkey, contiguous address, within one original SGE).
+ */
+static bool cursor_take(struct sge_cursor *cur, const struct vg_sge *piece)
+{
+	const struct vg_sge *o;
+
+	cursor_skip_empty(cur);
+	if (cur->i == cur->n || !piece->length)
+		return false;
+	o = &cur->sg[cur->i];
+	if (piece->lkey != o->lkey || piece->addr != o->addr + cur->off ||
+	    piece->length > o->length - cur->off)
+		return false;
+	cur->off += piece->length;
+	return true;
+}
+
+static void split_one_random(struct kunit *test, struct vg_prng *r,
+			     struct vg_sge *sg, struct vg_sge *out)
+{
+	static const u8 ops[] = { VG_OP_WRITE, VG_OP_WRITE_IMM, VG_OP_READ };
+	u32 n = vg_prng_range(r, 0, VG_MAX_SGE), i, chunk, k = 0;
+	struct sge_cursor cur = { .sg = sg, .n = n };
+	u64 total = 0, seen = 0, remote;
+	struct vg_split sp;
+	struct vg_chunk c;
+	struct vg_wr wr;
+
+	for (i = 0; i < n; i++) {
+		u32 kind = vg_prng_range(r, 0, 9);
+
+		sg[i].addr = vg_prng_next(r) >> 2;
+		sg[i].lkey = (u32)vg_prng_next(r);
+		if (kind == 0)
+			sg[i].length = 0;
+		else if (kind == 1)
+			sg[i].length = vg_prng_range(r, 1, 1 << 24);
+		else
+			sg[i].length = vg_prng_range(r, 1, 70000);
+		total += sg[i].length;
+	}
+	wr = mkwr(ops[vg_prng_range(r, 0, 2)], sg, n);
+	wr.flags = vg_prng_next(r) & (VG_WR_FLAGS_ALL & ~VG_WR_INLINE);
+	wr.remote_addr = vg_prng_next(r) >> 1;
+	wr.wr_id = vg_prng_next(r);
+	remote = wr.remote_addr;
+	/* Chunk sizes from 1 byte up, but at most ~500 chunks per WR. */
+	chunk = vg_prng_range(r, 1, vg_prng_range(r, 0, 1) ? 8192 : 1 << 22);
+	chunk = max_t(u32, chunk, div_u64(total, 500) + 1);
+
+	KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, chunk), 0);
+	KUNIT_EXPECT_EQ(test, vg_split_count(&sp),
+			total > chunk ? (u32)DIV_ROUND_UP(total, chunk) : 1U);
+	while (vg_split_next(&sp, &c, out)) {
+		u32 sum = 0;
+		bool last = k + 1 == vg_split_count(&sp);
+
+		KUNIT_ASSERT_LE(test, c.num_sge, n);
+		for (i = 0; i < c.num_sge; i++) {
+			sum += out[i].length;
+			if (total > chunk)
+				KUNIT_ASSERT_TRUE(test, cursor_take(&cur, &out[i]));
+		}
+		KUNIT_EXPECT_EQ(test, sum, c.length);
+		KUNIT_EXPECT_EQ(test, c.remote_addr, remote + seen);
+		KUNIT_EXPECT_EQ(test, c.rkey, wr.rkey);
+		KUNIT_EXPECT_EQ(test, c.last, last);
+		KUNIT_EXPECT_EQ(test, c.first, k == 0);
+		if (!last)
+			KUNIT_EXPECT_EQ(test, c.length, chunk);
+		KUNIT_EXPECT_LE(test, c.length, max_t(u64, chunk, total));
+		KUNIT_EXPECT_EQ(test, c.wr_id, last ? wr.wr_id : 0);
+		KUNIT_EXPECT_EQ(test, c.imm, last ? wr.imm : 0);
+		KUNIT_EXPECT_EQ(test, c.flags & (VG_WR_SIGNALED | VG_WR_SOLICITED),
+				last ? wr.flags & (VG_WR_SIGNALED | VG_WR_SOLICITED) : 0);
+		KUNIT_EXPECT_EQ(test, c.flags & VG_WR_FENCE,
+				k == 0 ? wr.flags & VG_WR_FENCE : 0);
+		KUNIT_EXPECT_EQ(test, c.opcode,
+				!last && wr.opcode == VG_OP_WRITE_IMM ?
+				VG_OP_WRITE : wr.opcode);
+		seen += c.length;
+		k++;
+	}
+	/* Every byte, local and remote, exactly once and in order. */
+	KUNIT_EXPECT_EQ(test, seen, total);
+	KUNIT_EXPECT_EQ(test, k, vg_split_count(&sp));
+	if (total > chunk) {
+		cursor_skip_empty(&cur);
+		KUNIT_EXPECT_EQ(test, cur.i, n);
+	}
+}
+
+static void split_random_conserves(struct kunit *test)
+{
+	struct vg_sge sg[VG_MAX_SGE], out[VG_MAX_SGE];
+	struct vg_prng r;
+	int iter;
+
+	vg_prng_seed(&r, 0x5917);
+	for (iter = 0; iter < 2000; iter++)
+		split_one_random(test, &r, sg, out);
+}
+
+static struct kunit_case vg_split_cases[] = {
+	KUNIT_CASE(split_bad_input),
+	KUNIT_CASE(split_never),
+	KUNIT_CASE(split_zero_length),
+	KUNIT_CASE(split_write_imm),
+	KUNIT_CASE(split_random_conserves),
+	{}
+};
+
+static struct kunit_suite vg_split_suite = {
+	.name = "verbsgate-split",
+	.test_cases = vg_split_cases,
+};
+
+kunit_test_suites(&vg_split_suite);
