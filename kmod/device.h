@@ -47,7 +47,7 @@ struct vg_device {
 	char driver[MODULE_NAME_LEN];
 	struct vg_interpose ipose;
 
-	spinlock_t ctrl_lock;
+	spinlock_t ctrl_lock;	/* the settings below */
 	struct vg_ctrl ctrl;
 	struct vg_cost_model cost;
 	bool step_auto;

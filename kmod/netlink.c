@@ -2,57 +2,152 @@
 /*
  * verbsgate: the "verbsgate" generic netlink family (uapi/linux/verbsgate.h).
  *
- * Every operation validates strictly (resv_start_op is 0): attributes
- * outside the policy, and output-only attributes, are rejected with an
- * extended ack. The family lives in the initial network namespace only:
- * its policy is host-wide. Handlers run in process context, serialized by
- * genl_mutex (no parallel_ops); they take vg_devices_lock through the
- * device registry helpers.
+ * This file is the family's ABI in one place: one strict policy per
+ * command (resv_start_op is 0), the operations with their permissions,
+ * and the events group. An attribute a command does not take, an
+ * output-only attribute, a wrong type or length, or a value out of range
+ * is rejected by the policy with an extended ack before a handler runs;
+ * handlers check what a policy cannot express (required attributes,
+ * combinations) and say why with NL_SET_ERR_MSG.
+ *
+ * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM); GET, dumps and the events
+ * group are open to all. The family lives in the initial network
+ * namespace only: its policy is host-wide. Handlers run in process
+ * context, serialized by genl_mutex (no parallel_ops), which also orders
+ * tenant changes against device changes (devcfg.c).
  */
-#include <net/genetlink.h>
-#include <linux/verbsgate.h>
+#include <linux/limits.h>
+#include <linux/time64.h>
 
 #include "device.h"
 #include "netlink.h"
+#include "netlink_handlers.h"
+#include "sched.h"
+#include "split.h"
 
-static struct genl_family vg_genl_family;
-
-static const struct nla_policy vg_nl_policy[VERBSGATE_ATTR_MAX + 1] = {
-	[VERBSGATE_ATTR_DEV_INDEX] = { .type = NLA_U32 },
-	[VERBSGATE_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING,
-				      .len = IB_DEVICE_NAME_MAX - 1 },
+static struct netlink_range_validation vg_rate_range = {
+	.max = VG_RATE_MAX,
 };
 
-struct vg_nl_reply {
-	struct sk_buff *skb;
-	u32 portid;
-	u32 seq;
-	int flags;
+static struct netlink_range_validation vg_max_rate_range = {
+	.min = 1,
+	.max = VG_RATE_MAX,
 };
 
-/* Called with vg_devices_lock held (through the registry helpers). */
-static int vg_nl_fill_dev(struct vg_device *dev, void *arg)
-{
-	struct vg_nl_reply *r = arg;
-	void *hdr;
+static struct netlink_range_validation vg_target_range = {
+	.max = NSEC_PER_SEC,
+};
 
-	hdr = genlmsg_put(r->skb, r->portid, r->seq, &vg_genl_family, r->flags,
-			  VERBSGATE_CMD_DEV_GET);
-	if (!hdr)
-		return -EMSGSIZE;
+static struct netlink_range_validation vg_period_range = {
+	.min = NSEC_PER_USEC,
+	.max = 10 * NSEC_PER_SEC,
+};
 
-	if (nla_put_u32(r->skb, VERBSGATE_ATTR_DEV_INDEX, dev->index) ||
-	    nla_put_string(r->skb, VERBSGATE_ATTR_DEV_NAME, dev->name) ||
-	    nla_put_string(r->skb, VERBSGATE_ATTR_DEV_DRIVER, dev->driver) ||
-	    nla_put_u32(r->skb, VERBSGATE_ATTR_DEV_PORTS, dev->ports) ||
-	    nla_put_u64_64bit(r->skb, VERBSGATE_ATTR_DEV_NODE_GUID,
-			      dev->node_guid, VERBSGATE_ATTR_PAD)) {
-		genlmsg_cancel(r->skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(r->skb, hdr);
-	return 0;
-}
+static struct netlink_range_validation vg_chunk_range = {
+	.min = 1,
+	.max = VG_SPLIT_MAX_CHUNK,
+};
+
+static struct netlink_range_validation vg_ppm_range = {
+	.max = VG_PPM,
+};
+
+static struct netlink_range_validation vg_op_bytes_range = {
+	.max = VG_OP_BYTES_MAX,
+};
+
+static const struct nla_policy vg_sel_policy[VERBSGATE_SEL_ATTR_MAX + 1] = {
+	[VERBSGATE_SEL_ATTR_TYPE] = NLA_POLICY_MAX(NLA_U32, VERBSGATE_SEL_MAX),
+	[VERBSGATE_SEL_ATTR_CGROUP_PATH] = { .type = NLA_NUL_STRING,
+					     .len = PATH_MAX - 1 },
+	[VERBSGATE_SEL_ATTR_ULP] = { .type = NLA_NUL_STRING,
+				     .len = MODULE_NAME_LEN - 1 },
+	[VERBSGATE_SEL_ATTR_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[VERBSGATE_SEL_ATTR_PREFIX_LEN] = NLA_POLICY_MAX(NLA_U8, 128),
+};
+
+static const struct nla_policy vg_chunk_policy[VERBSGATE_CHUNK_ATTR_MAX + 1] = {
+	[VERBSGATE_CHUNK_ATTR_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &vg_chunk_range),
+	[VERBSGATE_CHUNK_ATTR_UTIL] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &vg_ppm_range),
+};
+
+static const struct nla_policy
+vg_opcost_policy[VERBSGATE_OPCOST_ATTR_MAX + 1] = {
+	[VERBSGATE_OPCOST_ATTR_CLASS] = NLA_POLICY_MAX(NLA_U32,
+						       VERBSGATE_OP_CLASS_MAX),
+	[VERBSGATE_OPCOST_ATTR_BYTES] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							      &vg_op_bytes_range),
+	[VERBSGATE_OPCOST_ATTR_UNITS] = NLA_POLICY_RANGE(NLA_U32, 1,
+							 VG_OP_UNITS_MAX),
+};
+
+/* Policies shared by several commands. */
+#define VG_POL_DEV_INDEX	{ .type = NLA_U32 }
+#define VG_POL_DEV_NAME		{ .type = NLA_NUL_STRING, \
+				  .len = IB_DEVICE_NAME_MAX - 1 }
+#define VG_POL_TENANT_NAME	{ .type = NLA_NUL_STRING, \
+				  .len = VERBSGATE_TENANT_NAME_MAX - 1 }
+#define VG_POL_TENANT_POLICY						\
+	[VERBSGATE_ATTR_TENANT_CLASS] =					\
+		NLA_POLICY_MAX(NLA_U32, VERBSGATE_CLASS_MAX),		\
+	[VERBSGATE_ATTR_TENANT_WEIGHT] =				\
+		NLA_POLICY_RANGE(NLA_U32, VG_WEIGHT_MIN, VG_WEIGHT_MAX),\
+	[VERBSGATE_ATTR_TENANT_MIN_RATE] =				\
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range),		\
+	[VERBSGATE_ATTR_TENANT_MAX_RATE] =				\
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range)
+
+/* GET_STATUS takes no attribute: every one is rejected. */
+static const struct nla_policy vg_status_policy[VERBSGATE_ATTR_MAX + 1] = {
+};
+
+static const struct nla_policy vg_dev_get_policy[VERBSGATE_ATTR_MAX + 1] = {
+	[VERBSGATE_ATTR_DEV_INDEX] = VG_POL_DEV_INDEX,
+	[VERBSGATE_ATTR_DEV_NAME] = VG_POL_DEV_NAME,
+};
+
+static const struct nla_policy vg_dev_set_policy[VERBSGATE_ATTR_MAX + 1] = {
+	[VERBSGATE_ATTR_DEV_INDEX] = VG_POL_DEV_INDEX,
+	[VERBSGATE_ATTR_DEV_NAME] = VG_POL_DEV_NAME,
+	[VERBSGATE_ATTR_DEV_MAX_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_max_rate_range),
+	[VERBSGATE_ATTR_DEV_MAX_OPS] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range),
+	[VERBSGATE_ATTR_DEV_TARGET_P99] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_target_range),
+	[VERBSGATE_ATTR_DEV_AIMD_STEP] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range),
+	[VERBSGATE_ATTR_DEV_AIMD_PERIOD] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_period_range),
+	[VERBSGATE_ATTR_DEV_CHUNK_NOLAT] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_chunk_range),
+	[VERBSGATE_ATTR_DEV_CHUNK_TABLE] =
+		NLA_POLICY_NESTED_ARRAY(vg_chunk_policy),
+	[VERBSGATE_ATTR_DEV_OP_COSTS] =
+		NLA_POLICY_NESTED_ARRAY(vg_opcost_policy),
+	[VERBSGATE_ATTR_DEV_LAT_EACH] = NLA_POLICY_MAX(NLA_U8, 1),
+	[VERBSGATE_ATTR_DEV_ENFORCE] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+static const struct nla_policy vg_tenant_add_policy[VERBSGATE_ATTR_MAX + 1] = {
+	[VERBSGATE_ATTR_TENANT_NAME] = VG_POL_TENANT_NAME,
+	[VERBSGATE_ATTR_TENANT_SELECTOR] = NLA_POLICY_NESTED(vg_sel_policy),
+	VG_POL_TENANT_POLICY,
+};
+
+static const struct nla_policy vg_tenant_set_policy[VERBSGATE_ATTR_MAX + 1] = {
+	[VERBSGATE_ATTR_TENANT_NAME] = VG_POL_TENANT_NAME,
+	/* Validated as a selector, then refused by the handler with a reason. */
+	[VERBSGATE_ATTR_TENANT_SELECTOR] = NLA_POLICY_NESTED(vg_sel_policy),
+	VG_POL_TENANT_POLICY,
+};
+
+/* TENANT_DEL, TENANT_GET, STATS_GET: a tenant name (a filter in dumps). */
+static const struct nla_policy vg_tenant_name_policy[VERBSGATE_ATTR_MAX + 1] = {
+	[VERBSGATE_ATTR_TENANT_NAME] = VG_POL_TENANT_NAME,
+};
 
 static int vg_nl_get_status(struct sk_buff *skb, struct genl_info *info)
 {
@@ -78,80 +173,99 @@ nospace:
 	return -EMSGSIZE;
 }
 
-static int vg_nl_dev_get(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *idx_attr = info->attrs[VERBSGATE_ATTR_DEV_INDEX];
-	struct nlattr *name_attr = info->attrs[VERBSGATE_ATTR_DEV_NAME];
-	struct vg_nl_reply r = {
-		.portid = info->snd_portid,
-		.seq = info->snd_seq,
-	};
-	int ret;
+#define VG_OP(_cmd, _policy)			\
+	.cmd = (_cmd),				\
+	.policy = (_policy),			\
+	.maxattr = VERBSGATE_ATTR_MAX
 
-	if (!idx_attr && !name_attr) {
-		NL_SET_ERR_MSG(info->extack, "device index or name required");
-		return -EINVAL;
-	}
-
-	r.skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!r.skb)
-		return -ENOMEM;
-
-	ret = vg_device_with(idx_attr ? nla_get_u32(idx_attr) : U32_MAX,
-			     name_attr ? nla_data(name_attr) : NULL,
-			     vg_nl_fill_dev, &r);
-	if (ret) {
-		nlmsg_free(r.skb);
-		if (ret == -ENODEV)
-			NL_SET_ERR_MSG(info->extack,
-				       "no such device attached to verbsgate");
-		return ret;
-	}
-	return genlmsg_reply(r.skb, info);
-}
-
-/* cb->args[0]: index of the next device to dump. */
-static int vg_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct vg_nl_reply r = {
-		.skb = skb,
-		.portid = NETLINK_CB(cb->skb).portid,
-		.seq = cb->nlh->nlmsg_seq,
-		.flags = NLM_F_MULTI,
-	};
-	unsigned long pos = cb->args[0];
-	int ret;
-
-	ret = vg_device_for_each(&pos, vg_nl_fill_dev, &r);
-	cb->args[0] = pos;
-	/* A full skb ends this round; the next one resumes at pos. */
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret ? ret : skb->len;
-}
-
-static const struct genl_small_ops vg_genl_ops[] = {
+static const struct genl_ops vg_genl_ops[] = {
 	{
-		.cmd = VERBSGATE_CMD_GET_STATUS,
+		VG_OP(VERBSGATE_CMD_GET_STATUS, vg_status_policy),
 		.doit = vg_nl_get_status,
 	},
 	{
-		.cmd = VERBSGATE_CMD_DEV_GET,
+		VG_OP(VERBSGATE_CMD_DEV_GET, vg_dev_get_policy),
 		.doit = vg_nl_dev_get,
 		.dumpit = vg_nl_dev_dump,
 	},
+	{
+		VG_OP(VERBSGATE_CMD_TENANT_ADD, vg_tenant_add_policy),
+		.doit = vg_nl_tenant_add,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		VG_OP(VERBSGATE_CMD_TENANT_DEL, vg_tenant_name_policy),
+		.doit = vg_nl_tenant_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		VG_OP(VERBSGATE_CMD_TENANT_SET, vg_tenant_set_policy),
+		.doit = vg_nl_tenant_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		VG_OP(VERBSGATE_CMD_TENANT_GET, vg_tenant_name_policy),
+		.doit = vg_nl_tenant_get,
+		.dumpit = vg_nl_tenant_dump,
+	},
+	{
+		VG_OP(VERBSGATE_CMD_DEV_SET, vg_dev_set_policy),
+		.doit = vg_nl_dev_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	/* VERBSGATE_CMD_QP_GET: registered with QP tracking (uapi). */
+	{
+		VG_OP(VERBSGATE_CMD_STATS_GET, vg_tenant_name_policy),
+		.dumpit = vg_nl_stats_dump,
+	},
 };
 
-static struct genl_family vg_genl_family __ro_after_init = {
+enum vg_mcgrp {
+	VG_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group vg_mcgrps[] = {
+	[VG_MCGRP_EVENTS] = { .name = VERBSGATE_MCGRP_EVENTS },
+};
+
+struct genl_family vg_genl_family __ro_after_init = {
 	.name = VERBSGATE_GENL_NAME,
 	.version = VERBSGATE_GENL_VERSION,
 	.maxattr = VERBSGATE_ATTR_MAX,
-	.policy = vg_nl_policy,
 	.resv_start_op = 0,
+	.netnsok = false,
 	.module = THIS_MODULE,
-	.small_ops = vg_genl_ops,
-	.n_small_ops = ARRAY_SIZE(vg_genl_ops),
+	.ops = vg_genl_ops,
+	.n_ops = ARRAY_SIZE(vg_genl_ops),
+	.mcgrps = vg_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(vg_mcgrps),
 };
+
+/**
+ * vg_nl_event_new() - a message for the events group, if anyone listens
+ *
+ * Context: process. Return: the message, or NULL (no listener, no memory:
+ * events are best effort, the change itself has happened).
+ */
+struct sk_buff *vg_nl_event_new(void)
+{
+	if (!genl_has_listeners(&vg_genl_family, &init_net, VG_MCGRP_EVENTS))
+		return NULL;
+	return genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+}
+
+/**
+ * vg_nl_event_send() - multicast a message vg_nl_event_new() made
+ * @skb: the message, or NULL; consumed
+ *
+ * Context: process.
+ */
+void vg_nl_event_send(struct sk_buff *skb)
+{
+	if (skb)
+		genlmsg_multicast(&vg_genl_family, skb, 0, VG_MCGRP_EVENTS,
+				  GFP_KERNEL);
+}
 
 /* Process context (module init). */
 int vg_netlink_init(void)

@@ -58,3 +58,31 @@ def test_dev_get_errors(guest):
     res = raw(guest, CMD_DEV_GET, (ATTR_DEV_INDEX, struct.pack("=I", 4242)),
               (ATTR_DEV_NAME, b"rxe0\0"))
     assert res["error"] == errno.ENODEV
+
+
+# GENL_ADMIN_PERM and the GENL_CMD_CAP_* bits the controller reports.
+ADMIN, CAP_DO, CAP_DUMP, HASPOL = 0x01, 0x02, 0x04, 0x08
+
+
+def test_family_ops_permissions_and_groups(guest):
+    """The ABI as registered: every command has its own policy, changes
+    need CAP_NET_ADMIN, reads do not; QP_GET is not answered yet; one
+    events group."""
+    assert guest.load_verbsgate().ok
+    res = guest.run(f"python3 {guest.repo / GENL_RAW} --family-info",
+                    check=True)
+    info = json.loads(res.out)
+    assert info["version"] == 1
+    ops = {int(k): v for k, v in info["ops"].items()}
+    assert ops == {
+        1: CAP_DO | HASPOL,			# GET_STATUS
+        2: CAP_DO | CAP_DUMP | HASPOL,		# DEV_GET
+        3: ADMIN | CAP_DO | HASPOL,		# TENANT_ADD
+        4: ADMIN | CAP_DO | HASPOL,		# TENANT_DEL
+        5: ADMIN | CAP_DO | HASPOL,		# TENANT_SET
+        6: CAP_DO | CAP_DUMP | HASPOL,		# TENANT_GET
+        7: ADMIN | CAP_DO | HASPOL,		# DEV_SET
+        9: CAP_DUMP | HASPOL,			# STATS_GET
+    }
+    assert info["groups"] == ["events"]
+

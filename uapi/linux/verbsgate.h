@@ -4,29 +4,119 @@
  * User-kernel interface of the "verbsgate" generic netlink family.
  *
  * ABI rules:
- *  - Commands and attributes are only ever appended; values never change
- *    meaning and are never reused.
- *  - The kernel validates every request strictly: an attribute it does not
- *    know, or one that is output-only, is rejected with an extended ack.
- *  - User space must tolerate attributes it does not know in replies.
- *  - Commands that change state require CAP_NET_ADMIN; GET and dump
- *    commands are open to every user.
+ *  - Commands, attributes and enum values are only ever appended; values
+ *    never change meaning and are never reused.
+ *  - The kernel validates every request strictly, with one policy per
+ *    command: an attribute it does not know, one the command does not take,
+ *    one that is output-only, a wrong type or length, or a value out of
+ *    range is rejected with an extended ack (message and offending
+ *    attribute). Nothing changes when a request is rejected.
+ *  - User space must tolerate attributes it does not know in replies and
+ *    events, and enum values it does not know.
+ *  - Commands that change state require CAP_NET_ADMIN (in the initial user
+ *    namespace); GET and dump commands and the events group are open to
+ *    every user. The family exists in the initial network namespace only.
+ *
+ * Units: rates are token bytes per second (payload plus the per-operation
+ * cost, see VERBSGATE_ATTR_DEV_OP_COSTS), times are nanoseconds, sizes are
+ * bytes. A rate of 0 means "none" (no guarantee, no cap).
  */
 #ifndef _UAPI_LINUX_VERBSGATE_H
 #define _UAPI_LINUX_VERBSGATE_H
 
+#include <linux/const.h>
+
 #define VERBSGATE_GENL_NAME	"verbsgate"
 #define VERBSGATE_GENL_VERSION	1
 
+/* Multicast group of change notifications (see "Events" below). */
+#define VERBSGATE_MCGRP_EVENTS	"events"
+
+/*
+ * Tenant names: 1 to VERBSGATE_TENANT_NAME_MAX - 1 characters of
+ * [A-Za-z0-9_.-], neither "." nor "..". They name sysfs directories.
+ */
+#define VERBSGATE_TENANT_NAME_MAX	32
+/* The built-in tenant of everything no other tenant selects. */
+#define VERBSGATE_DEFAULT_TENANT	"default"
+
+/* Limits the kernel enforces (the policy core's). */
+#define VERBSGATE_WEIGHT_MIN	1
+#define VERBSGATE_WEIGHT_MAX	10000
+#define VERBSGATE_MAX_TENANTS	4096
+#define VERBSGATE_RATE_MAX	_BITULL(40)
+#define VERBSGATE_CHUNK_TABLE_MAX	16
+#define VERBSGATE_PPM		1000000
+
+/*
+ * Commands. Requests are answered by a reply with the same command (GET),
+ * by a series of them (dump), or by an ack.
+ *
+ * Events: after a successful change the kernel multicasts, to the
+ * VERBSGATE_MCGRP_EVENTS group, a message whose command says what
+ * happened and whose attributes are those of a GET reply for the object:
+ * TENANT_ADD, TENANT_SET and TENANT_DEL (the tenant as it was) for
+ * tenants, DEV_SET for devices, QP_CLASSIFIED for QPs.
+ */
 enum verbsgate_cmd {
 	VERBSGATE_CMD_UNSPEC,
 	/* Module-wide status; reply carries VERBSGATE_ATTR_VERSION, DEV_COUNT. */
 	VERBSGATE_CMD_GET_STATUS,
 	/*
-	 * One device (request carries DEV_INDEX or DEV_NAME) or, with
-	 * NLM_F_DUMP, every device verbsgate is attached to.
+	 * One device (request carries DEV_INDEX or DEV_NAME; both must name
+	 * the same device) or, with NLM_F_DUMP, every device verbsgate is
+	 * attached to. Reply: DEV_INDEX, DEV_NAME, DEV_DRIVER, DEV_PORTS,
+	 * DEV_NODE_GUID, the settings DEV_SET takes and the controller's
+	 * state (DEV_MAX_CHUNK .. DEV_AIMD_DECREASES).
 	 */
 	VERBSGATE_CMD_DEV_GET,
+	/*
+	 * Create a tenant. Takes TENANT_NAME, TENANT_SELECTOR, TENANT_CLASS
+	 * and TENANT_WEIGHT (all required), TENANT_MIN_RATE, TENANT_MAX_RATE.
+	 * Admin. Errors: EEXIST (name or selector taken), ENOSPC (too many
+	 * tenants), ENOENT/ENOTDIR (no such cgroup), EDQUOT (the guaranteed
+	 * rates would exceed a device's max rate), EINVAL/ERANGE.
+	 */
+	VERBSGATE_CMD_TENANT_ADD,
+	/*
+	 * Delete a tenant (TENANT_NAME). Its QPs are re-classified. The
+	 * default tenant cannot be deleted. Admin.
+	 */
+	VERBSGATE_CMD_TENANT_DEL,
+	/*
+	 * Change a tenant's TENANT_CLASS, TENANT_WEIGHT, TENANT_MIN_RATE,
+	 * TENANT_MAX_RATE (at least one; selectors cannot change). Admin.
+	 */
+	VERBSGATE_CMD_TENANT_SET,
+	/*
+	 * One tenant (TENANT_NAME) or, with NLM_F_DUMP, every tenant in id
+	 * order. Reply: TENANT_ID, TENANT_NAME, TENANT_SELECTOR, TENANT_CLASS,
+	 * TENANT_WEIGHT, TENANT_MIN_RATE, TENANT_MAX_RATE, TENANT_QPS.
+	 */
+	VERBSGATE_CMD_TENANT_GET,
+	/*
+	 * Change device settings: DEV_INDEX or DEV_NAME, and at least one of
+	 * DEV_MAX_RATE .. DEV_ENFORCE. All or nothing. Admin.
+	 */
+	VERBSGATE_CMD_DEV_SET,
+	/*
+	 * Dump of QPs (optionally only of DEV_INDEX/DEV_NAME, TENANT_NAME):
+	 * DEV_INDEX, DEV_NAME, TENANT_ID, TENANT_NAME, QP_NUM .. QP_STATS.
+	 * Answered once QP tracking lands; until then the kernel answers
+	 * EOPNOTSUPP (no handler is registered).
+	 */
+	VERBSGATE_CMD_QP_GET,
+	/*
+	 * Dump of counters, one message per tenant (optionally only
+	 * TENANT_NAME): TENANT_ID, TENANT_NAME, TENANT_QPS, TENANT_STATS.
+	 */
+	VERBSGATE_CMD_STATS_GET,
+	/*
+	 * Event only (never a request): a QP was classified into a tenant,
+	 * at creation, when its address became known, or when tenants
+	 * changed. Attributes as a QP_GET reply. Sent once QP tracking lands.
+	 */
+	VERBSGATE_CMD_QP_CLASSIFIED,
 
 	__VERBSGATE_CMD_MAX,
 	VERBSGATE_CMD_MAX = __VERBSGATE_CMD_MAX - 1
@@ -43,8 +133,174 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_DEV_PORTS,	/* u32: number of ports, output */
 	VERBSGATE_ATTR_DEV_NODE_GUID,	/* u64: node GUID (host order), output */
 
+	/* Tenants */
+	VERBSGATE_ATTR_TENANT_NAME,	/* string: see VERBSGATE_TENANT_NAME_MAX */
+	VERBSGATE_ATTR_TENANT_ID,	/* u32: output; 0 is the default tenant */
+	VERBSGATE_ATTR_TENANT_CLASS,	/* u32: enum verbsgate_class */
+	VERBSGATE_ATTR_TENANT_WEIGHT,	/* u32: WEIGHT_MIN..WEIGHT_MAX */
+	VERBSGATE_ATTR_TENANT_MIN_RATE,	/* u64: guaranteed rate, 0: none */
+	VERBSGATE_ATTR_TENANT_MAX_RATE,	/* u64: cap, 0: none; >= MIN_RATE */
+	VERBSGATE_ATTR_TENANT_SELECTOR,	/* nested: enum verbsgate_sel_attr */
+	VERBSGATE_ATTR_TENANT_QPS,	/* u32: QPs in the tenant, output */
+	VERBSGATE_ATTR_TENANT_STATS,	/* nested: enum verbsgate_stat_attr, output */
+
+	/* Device settings (DEV_SET, DEV_GET) */
+	VERBSGATE_ATTR_DEV_MAX_RATE,	/* u64: MaxRate, 1..RATE_MAX; default: port speed */
+	VERBSGATE_ATTR_DEV_MAX_OPS,	/* u64: op/s at MaxRate; 0: no op pacing */
+	VERBSGATE_ATTR_DEV_TARGET_P99,	/* u64: p99 target ns, <= 1 s; 0: none */
+	VERBSGATE_ATTR_DEV_AIMD_STEP,	/* u64: SafeUtil additive increase; 0: MaxRate/256 */
+	VERBSGATE_ATTR_DEV_AIMD_PERIOD,	/* u64: ns between AIMD steps, 1 us..10 s */
+	VERBSGATE_ATTR_DEV_CHUNK_NOLAT,	/* u32: chunk size without latency tenants */
+	/*
+	 * nested array: entries (any type) of enum verbsgate_chunk_attr, at
+	 * most VERBSGATE_CHUNK_TABLE_MAX, sorted by strictly increasing size
+	 * and non-decreasing utilization. With latency tenants the chunk size
+	 * is the smallest entry that sustains SafeUtil. Replaces the table.
+	 */
+	VERBSGATE_ATTR_DEV_CHUNK_TABLE,
+	/*
+	 * nested array: entries of enum verbsgate_opcost_attr; each sets one
+	 * operation class's cost, others keep theirs.
+	 */
+	VERBSGATE_ATTR_DEV_OP_COSTS,
+	/* u8: 1: Rmin sums every latency tenant's weight; 0: counts them as one */
+	VERBSGATE_ATTR_DEV_LAT_EACH,
+	VERBSGATE_ATTR_DEV_ENFORCE,	/* u8: 1 enforce (default), 0 observe only */
+	VERBSGATE_ATTR_DEV_MAX_CHUNK,	/* u32: largest message of the port, output */
+	VERBSGATE_ATTR_DEV_SAFE_UTIL,	/* u64: current SafeUtil, output */
+	VERBSGATE_ATTR_DEV_RMIN,	/* u64: current Rmin, output */
+	VERBSGATE_ATTR_DEV_CHUNK_SIZE,	/* u32: current chunk size, output */
+	VERBSGATE_ATTR_DEV_REF_P99,	/* u64: reference flow p99 ns, 0: none yet; output */
+	VERBSGATE_ATTR_DEV_AIMD_INCREASES,	/* u64: output */
+	VERBSGATE_ATTR_DEV_AIMD_DECREASES,	/* u64: output */
+
+	/* QPs (QP_GET replies, QP_CLASSIFIED events) */
+	VERBSGATE_ATTR_QP_NUM,		/* u32: QP number */
+	VERBSGATE_ATTR_QP_TYPE,		/* u32: enum ib_qp_type value */
+	VERBSGATE_ATTR_QP_PID,		/* u32: creating process (tgid); 0: kernel */
+	VERBSGATE_ATTR_QP_COMM,		/* string: creating task's comm */
+	VERBSGATE_ATTR_QP_ULP,		/* string: kernel owner (restrack name) */
+	VERBSGATE_ATTR_QP_CGROUP_ID,	/* u64: creator's cgroup v2 id */
+	VERBSGATE_ATTR_QP_LOCAL_GID,	/* binary[16]: once the address is known */
+	VERBSGATE_ATTR_QP_PEER_GID,	/* binary[16]: once the address is known */
+	VERBSGATE_ATTR_QP_WEIGHT,	/* u32: weight inside its tenant */
+	VERBSGATE_ATTR_QP_STATS,	/* nested: enum verbsgate_stat_attr */
+
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
+};
+
+/* Tenant classes (Justitia §3): what a tenant needs from the device. */
+enum verbsgate_class {
+	VERBSGATE_CLASS_BANDWIDTH,	/* large messages; paced and split */
+	VERBSGATE_CLASS_THROUGHPUT,	/* many small messages; paced */
+	VERBSGATE_CLASS_LATENCY,	/* not paced; protected by SafeUtil */
+
+	__VERBSGATE_CLASS_MAX,
+	VERBSGATE_CLASS_MAX = __VERBSGATE_CLASS_MAX - 1
+};
+
+/*
+ * What a tenant selects. A QP belongs to one tenant, found in this order
+ * (the first rule that matches wins):
+ *  1. CGROUP: a QP created by a task belongs to the tenant whose cgroup
+ *     is the deepest ancestor (or itself) of the task's cgroup v2 at
+ *     creation time.
+ *  2. LOCAL_ADDR / PEER_ADDR: once the QP's address vector is set, the
+ *     tenant with the longest prefix matching the QP's local or peer GID
+ *     (IPv4 prefixes match IPv4-mapped GIDs); on equal lengths PEER_ADDR
+ *     wins. A QP may change tenant when its address becomes known.
+ *  3. ULP: a QP created by the kernel belongs to the tenant naming its
+ *     owner (the restrack name, e.g. "nvme_rdma", "nvmet_rdma").
+ *  4. DEFAULT: the built-in tenant "default".
+ * Adding or deleting a tenant re-classifies the existing QPs by the same
+ * rules. Two tenants cannot have the same selector.
+ */
+enum verbsgate_selector {
+	VERBSGATE_SEL_DEFAULT,		/* output only */
+	VERBSGATE_SEL_CGROUP,
+	VERBSGATE_SEL_ULP,
+	VERBSGATE_SEL_LOCAL_ADDR,
+	VERBSGATE_SEL_PEER_ADDR,
+
+	__VERBSGATE_SEL_MAX,
+	VERBSGATE_SEL_MAX = __VERBSGATE_SEL_MAX - 1
+};
+
+/* Attributes nested in VERBSGATE_ATTR_TENANT_SELECTOR. */
+enum verbsgate_sel_attr {
+	VERBSGATE_SEL_ATTR_UNSPEC,
+	VERBSGATE_SEL_ATTR_PAD,
+	VERBSGATE_SEL_ATTR_TYPE,	/* u32: enum verbsgate_selector */
+	/*
+	 * string: CGROUP: path on the cgroup v2 hierarchy relative to the
+	 * root of the requester's cgroup namespace, e.g. "/tenants/blue".
+	 */
+	VERBSGATE_SEL_ATTR_CGROUP_PATH,
+	VERBSGATE_SEL_ATTR_CGROUP_ID,	/* u64: CGROUP: the cgroup's id, output */
+	VERBSGATE_SEL_ATTR_ULP,		/* string: ULP: restrack owner name */
+	/*
+	 * binary: *_ADDR: 4 bytes (IPv4) or 16 bytes (IPv6 address or GID),
+	 * network order; bits beyond the prefix length must be 0.
+	 */
+	VERBSGATE_SEL_ATTR_ADDR,
+	VERBSGATE_SEL_ATTR_PREFIX_LEN,	/* u8: *_ADDR: default all bits */
+
+	__VERBSGATE_SEL_ATTR_MAX,
+	VERBSGATE_SEL_ATTR_MAX = __VERBSGATE_SEL_ATTR_MAX - 1
+};
+
+/*
+ * Counters (TENANT_STATS, QP_STATS), u64 each, monotonic except
+ * QUEUED_WRS. They count what the enforcement path does.
+ */
+enum verbsgate_stat_attr {
+	VERBSGATE_STAT_ATTR_UNSPEC,
+	VERBSGATE_STAT_ATTR_PAD,
+	VERBSGATE_STAT_ATTR_TX_BYTES,	/* payload bytes posted to the device */
+	VERBSGATE_STAT_ATTR_TX_WRS,	/* work requests posted */
+	VERBSGATE_STAT_ATTR_CHUNKS,	/* chunks posted (split WRs count each) */
+	VERBSGATE_STAT_ATTR_SPLIT_WRS,	/* WRs split into more than one chunk */
+	VERBSGATE_STAT_ATTR_THROTTLED_NS,	/* time WRs waited for tokens */
+	VERBSGATE_STAT_ATTR_QUEUED_WRS,	/* WRs queued now (a gauge) */
+
+	__VERBSGATE_STAT_ATTR_MAX,
+	VERBSGATE_STAT_ATTR_MAX = __VERBSGATE_STAT_ATTR_MAX - 1
+};
+
+/* One entry of VERBSGATE_ATTR_DEV_CHUNK_TABLE. */
+enum verbsgate_chunk_attr {
+	VERBSGATE_CHUNK_ATTR_UNSPEC,
+	VERBSGATE_CHUNK_ATTR_SIZE,	/* u32: bytes, 1..the device's max chunk */
+	VERBSGATE_CHUNK_ATTR_UTIL,	/* u32: MaxRate share it sustains, ppm */
+
+	__VERBSGATE_CHUNK_ATTR_MAX,
+	VERBSGATE_CHUNK_ATTR_MAX = __VERBSGATE_CHUNK_ATTR_MAX - 1
+};
+
+/* Operation classes of the token cost model. */
+enum verbsgate_op_class {
+	VERBSGATE_OP_CLASS_DATA,	/* WRITE, SEND, READ */
+	VERBSGATE_OP_CLASS_ATOMIC,	/* compare-and-swap, fetch-and-add */
+	VERBSGATE_OP_CLASS_MR,		/* REG_MR, LOCAL_INV */
+
+	__VERBSGATE_OP_CLASS_MAX,
+	VERBSGATE_OP_CLASS_MAX = __VERBSGATE_OP_CLASS_MAX - 1
+};
+
+/*
+ * One entry of VERBSGATE_ATTR_DEV_OP_COSTS: what one operation of a class
+ * costs on top of its payload. CLASS is required; BYTES and UNITS default
+ * to the current value.
+ */
+enum verbsgate_opcost_attr {
+	VERBSGATE_OPCOST_ATTR_UNSPEC,
+	VERBSGATE_OPCOST_ATTR_CLASS,	/* u32: enum verbsgate_op_class */
+	VERBSGATE_OPCOST_ATTR_BYTES,	/* u32: token bytes, 0..2^20 */
+	VERBSGATE_OPCOST_ATTR_UNITS,	/* u32: operations charged, 1..1024 */
+
+	__VERBSGATE_OPCOST_ATTR_MAX,
+	VERBSGATE_OPCOST_ATTR_MAX = __VERBSGATE_OPCOST_ATTR_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_VERBSGATE_H */

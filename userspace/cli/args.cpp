@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "args.h"
 
+#include <cctype>
 #include <cstring>
 #include <stdexcept>
 
@@ -21,11 +22,23 @@ Args::Args(int argc, const char *const argv[], GlobalOptions &opts)
 			opts.json = true;
 		else if (w == "-p" || w == "-pretty" || w == "--pretty")
 			opts.pretty = true;
+		else if (w == "-d" || w == "-details" || w == "--details")
+			opts.details = true;
+		else if (w == "-s" || w == "-stats" || w == "--stats" ||
+			 w == "-statistics")
+			opts.stats++;
+		else if (w == "-f" || w == "-force" || w == "--force")
+			opts.force = true;
 		else if (w == "-h" || w == "-help" || w == "--help")
 			opts.help = true;
 		else if (w == "-V" || w == "-Version" || w == "--version")
 			opts.version = true;
-		else if (w.size() > 1 && w[0] == '-')
+		else if (w == "-b" || w == "-batch" || w == "--batch") {
+			if (++i == argc)
+				throw UsageError("option \"" + w +
+						 "\" needs a file name");
+			opts.batch = argv[i];
+		} else if (w.size() > 1 && w[0] == '-')
 			throw UsageError("unknown option \"" + w + "\"");
 		else
 			words_.push_back(w);
@@ -58,6 +71,39 @@ void Args::done() const
 {
 	if (!empty())
 		throw UsageError("unexpected argument \"" + words_[pos_] + "\"");
+}
+
+std::vector<std::string> split_line(const std::string &line)
+{
+	std::vector<std::string> words;
+	std::string cur;
+	bool in_word = false, quoted = false;
+
+	for (char c : line) {
+		if (quoted) {
+			if (c == '"')
+				quoted = false;
+			else
+				cur += c;
+		} else if (c == '"') {
+			quoted = in_word = true;
+		} else if (c == '#') {
+			break;
+		} else if (isspace(static_cast<unsigned char>(c))) {
+			if (in_word)
+				words.push_back(cur);
+			cur.clear();
+			in_word = false;
+		} else {
+			cur += c;
+			in_word = true;
+		}
+	}
+	if (quoted)
+		throw UsageError("unterminated quote");
+	if (in_word)
+		words.push_back(cur);
+	return words;
 }
 
 }  // namespace vg

@@ -12,8 +12,12 @@ namespace vg {
 struct GlobalOptions {
 	bool json = false;
 	bool pretty = false;
+	bool details = false;		// -d: device settings and state
+	int stats = 0;			// -s: more statistics
 	bool help = false;
 	bool version = false;
+	std::string batch;		// -b FILE: commands from FILE ("-": stdin)
+	bool force = false;		// -force: a batch goes on after errors
 };
 
 class UsageError : public std::runtime_error {
@@ -43,5 +47,9 @@ private:
 
 // True if word is a non-empty prefix of keyword.
 bool matches(const std::string &word, const char *keyword);
+
+// Splits a batch line into words: blanks separate, '#' starts a comment,
+// double quotes group ("a b").
+std::vector<std::string> split_line(const std::string &line);
 
 }  // namespace vg

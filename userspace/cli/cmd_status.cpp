@@ -25,8 +25,7 @@ int cmd_status(Args &args, const Output &o)
 
 	std::string version = "?";
 	uint32_t devices = 0;
-	GenlClient nl;
-	nl.request(VERBSGATE_CMD_GET_STATUS, false, nullptr,
+	o.nl().request(VERBSGATE_CMD_GET_STATUS, false, nullptr,
 		   [&](const Attrs &a) {
 			   if (a[VERBSGATE_ATTR_VERSION])
 				   version = nla_get_string(

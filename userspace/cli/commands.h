@@ -3,23 +3,53 @@
 #pragma once
 
 #include "args.h"
+#include "genl_client.h"
 
 #include <iosfwd>
+#include <memory>
+#include <string>
 
 namespace vg {
 
-struct Output {
+class JsonWriter;
+struct Tenant;
+struct Device;
+
+// Where a command prints, with the global options, and the netlink
+// connection, made on first use and shared by the commands of a batch.
+class Output {
+public:
+	Output(const GlobalOptions &o, std::ostream &s) : opts(o), out(s) {}
+
 	const GlobalOptions &opts;
 	std::ostream &out;
+
+	GenlClient &nl() const;
+
+private:
+	mutable std::unique_ptr<GenlClient> nl_;
 };
 
 int cmd_status(Args &args, const Output &o);
 int cmd_dev(Args &args, const Output &o);
+int cmd_tenant(Args &args, const Output &o);
+int cmd_stats(Args &args, const Output &o);
+int cmd_monitor(Args &args, const Output &o);
 
 void usage_status(std::ostream &out);
 void usage_dev(std::ostream &out);
+void usage_tenant(std::ostream &out);
+void usage_stats(std::ostream &out);
+void usage_monitor(std::ostream &out);
 
 // Prints a JSON document (compact or, with -p, indented) and a newline.
 void print_json(const Output &o, const std::string &compact);
+
+// One tenant or device, as `tenant show` / `dev show` print it (also used
+// by `monitor`). The text forms end without a newline.
+std::string tenant_text(const Tenant &t);
+void tenant_json(JsonWriter &w, const Tenant &t);
+std::string dev_text(const Device &d, bool details);
+void dev_json(JsonWriter &w, const Device &d, bool details);
 
 }  // namespace vg

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 namespace vg {
 
@@ -33,25 +34,54 @@ struct nla_policy *reply_policy()
 	static struct nla_policy p[VERBSGATE_ATTR_MAX + 1];
 	static bool ready;
 
-	if (!ready) {
-		p[VERBSGATE_ATTR_VERSION].type = NLA_STRING;
-		p[VERBSGATE_ATTR_DEV_COUNT].type = NLA_U32;
-		p[VERBSGATE_ATTR_DEV_INDEX].type = NLA_U32;
-		p[VERBSGATE_ATTR_DEV_NAME].type = NLA_STRING;
-		p[VERBSGATE_ATTR_DEV_DRIVER].type = NLA_STRING;
-		p[VERBSGATE_ATTR_DEV_PORTS].type = NLA_U32;
-		p[VERBSGATE_ATTR_DEV_NODE_GUID].type = NLA_U64;
-		ready = true;
-	}
+	if (ready)
+		return p;
+	for (int t : {VERBSGATE_ATTR_VERSION, VERBSGATE_ATTR_DEV_NAME,
+		      VERBSGATE_ATTR_DEV_DRIVER, VERBSGATE_ATTR_TENANT_NAME,
+		      VERBSGATE_ATTR_QP_COMM, VERBSGATE_ATTR_QP_ULP})
+		p[t].type = NLA_STRING;
+	for (int t : {VERBSGATE_ATTR_DEV_COUNT, VERBSGATE_ATTR_DEV_INDEX,
+		      VERBSGATE_ATTR_DEV_PORTS, VERBSGATE_ATTR_TENANT_ID,
+		      VERBSGATE_ATTR_TENANT_CLASS, VERBSGATE_ATTR_TENANT_WEIGHT,
+		      VERBSGATE_ATTR_TENANT_QPS, VERBSGATE_ATTR_DEV_CHUNK_NOLAT,
+		      VERBSGATE_ATTR_DEV_MAX_CHUNK,
+		      VERBSGATE_ATTR_DEV_CHUNK_SIZE, VERBSGATE_ATTR_QP_NUM,
+		      VERBSGATE_ATTR_QP_TYPE, VERBSGATE_ATTR_QP_PID,
+		      VERBSGATE_ATTR_QP_WEIGHT})
+		p[t].type = NLA_U32;
+	for (int t : {VERBSGATE_ATTR_DEV_NODE_GUID,
+		      VERBSGATE_ATTR_TENANT_MIN_RATE,
+		      VERBSGATE_ATTR_TENANT_MAX_RATE,
+		      VERBSGATE_ATTR_DEV_MAX_RATE, VERBSGATE_ATTR_DEV_MAX_OPS,
+		      VERBSGATE_ATTR_DEV_TARGET_P99, VERBSGATE_ATTR_DEV_AIMD_STEP,
+		      VERBSGATE_ATTR_DEV_AIMD_PERIOD,
+		      VERBSGATE_ATTR_DEV_SAFE_UTIL, VERBSGATE_ATTR_DEV_RMIN,
+		      VERBSGATE_ATTR_DEV_REF_P99,
+		      VERBSGATE_ATTR_DEV_AIMD_INCREASES,
+		      VERBSGATE_ATTR_DEV_AIMD_DECREASES,
+		      VERBSGATE_ATTR_QP_CGROUP_ID})
+		p[t].type = NLA_U64;
+	for (int t : {VERBSGATE_ATTR_DEV_LAT_EACH, VERBSGATE_ATTR_DEV_ENFORCE})
+		p[t].type = NLA_U8;
+	for (int t : {VERBSGATE_ATTR_TENANT_SELECTOR,
+		      VERBSGATE_ATTR_TENANT_STATS,
+		      VERBSGATE_ATTR_DEV_CHUNK_TABLE,
+		      VERBSGATE_ATTR_DEV_OP_COSTS, VERBSGATE_ATTR_QP_STATS})
+		p[t].type = NLA_NESTED;
+	ready = true;
 	return p;
 }
 
 // State of one request while libnl runs its callbacks.
 struct Exchange {
 	const GenlClient::OnReply *on_reply = nullptr;
+	const GenlClient::OnEvent *on_event = nullptr;
+	const struct nlmsghdr *request = nullptr;
 	bool done = false;
 	int err = 0;  // positive errno
 	std::string extack;
+	std::string attr;
+	std::string range;
 	std::string parse_error;
 };
 
@@ -70,31 +100,69 @@ int on_valid(struct nl_msg *msg, void *arg)
 	Attrs attrs;
 	for (size_t i = 0; i < attrs.size(); i++)
 		attrs[i] = tb[i];
-	(*x->on_reply)(attrs);
+	try {
+		if (x->on_event)
+			(*x->on_event)(genlmsg_hdr(nlmsg_hdr(msg))->cmd, attrs);
+		else
+			(*x->on_reply)(attrs);
+	} catch (const NetlinkError &e) {
+		x->parse_error = e.what();
+		return NL_STOP;
+	}
 	return NL_OK;
 }
 
-// The extended ack's message: TLVs after struct nlmsgerr (the socket asks
-// for capped acks, so the request is not echoed in between).
-std::string extack_message(const struct nlmsghdr *nlh,
-			   const struct nlmsgerr *e)
+// "1..10000" from the policy the kernel reports with a range error.
+std::string policy_range(const struct nlattr *pol)
+{
+	struct nlattr *tb[NL_POLICY_TYPE_ATTR_MAX + 1];
+
+	if (nla_parse_nested(tb, NL_POLICY_TYPE_ATTR_MAX,
+			     const_cast<nlattr *>(pol), nullptr) < 0)
+		return "";
+	if (tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U] &&
+	    tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U])
+		return std::to_string(
+			       nla_get_u64(tb[NL_POLICY_TYPE_ATTR_MIN_VALUE_U])) +
+		       ".." +
+		       std::to_string(
+			       nla_get_u64(tb[NL_POLICY_TYPE_ATTR_MAX_VALUE_U]));
+	if (tb[NL_POLICY_TYPE_ATTR_MAX_LENGTH])
+		return "at most " +
+		       std::to_string(nla_get_u32(
+			       tb[NL_POLICY_TYPE_ATTR_MAX_LENGTH])) +
+		       " bytes";
+	return "";
+}
+
+// The extended ack's TLVs after struct nlmsgerr (the socket asks for
+// capped acks, so the request is not echoed in between).
+void parse_extack(const struct nlmsghdr *nlh, const struct nlmsgerr *e,
+		  Exchange *x)
 {
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return "";
+		return;
 	size_t offset = sizeof(*e);
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		offset += e->msg.nlmsg_len - NLMSG_HDRLEN;
 	size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
 	if (offset >= payload)
-		return "";
+		return;
 
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	auto *head = reinterpret_cast<struct nlattr *>(
 		reinterpret_cast<char *>(const_cast<nlmsgerr *>(e)) + offset);
 	if (nla_parse(tb, NLMSGERR_ATTR_MAX, head, int(payload - offset),
-		      nullptr) < 0 || !tb[NLMSGERR_ATTR_MSG])
-		return "";
-	return nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+		      nullptr) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		x->extack = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+	if (tb[NLMSGERR_ATTR_OFFS] && x->request &&
+	    nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4)
+		x->attr = attr_name_at(x->request,
+				       nla_get_u32(tb[NLMSGERR_ATTR_OFFS]));
+	if (tb[NLMSGERR_ATTR_POLICY])
+		x->range = policy_range(tb[NLMSGERR_ATTR_POLICY]);
 }
 
 int on_error(struct sockaddr_nl *, struct nlmsgerr *e, void *arg)
@@ -104,7 +172,7 @@ int on_error(struct sockaddr_nl *, struct nlmsgerr *e, void *arg)
 		reinterpret_cast<char *>(e) - NLMSG_HDRLEN);
 
 	x->err = -e->error;
-	x->extack = extack_message(nlh, e);
+	parse_extack(nlh, e, x);
 	x->done = true;
 	return NL_STOP;
 }
@@ -115,7 +183,142 @@ int on_done(struct nl_msg *, void *arg)
 	return NL_STOP;
 }
 
+// Events are not answers to a request: their sequence numbers are 0.
+int no_seq_check(struct nl_msg *, void *)
+{
+	return NL_OK;
+}
+
+// CLI keywords of request attributes, for error messages.
+const std::map<int, const char *> &top_names()
+{
+	static const std::map<int, const char *> names = {
+		{VERBSGATE_ATTR_DEV_INDEX, "device index"},
+		{VERBSGATE_ATTR_DEV_NAME, "device name"},
+		{VERBSGATE_ATTR_TENANT_NAME, "tenant name"},
+		{VERBSGATE_ATTR_TENANT_CLASS, "class"},
+		{VERBSGATE_ATTR_TENANT_WEIGHT, "weight"},
+		{VERBSGATE_ATTR_TENANT_MIN_RATE, "min"},
+		{VERBSGATE_ATTR_TENANT_MAX_RATE, "max"},
+		{VERBSGATE_ATTR_TENANT_SELECTOR, "selector"},
+		{VERBSGATE_ATTR_DEV_MAX_RATE, "maxrate"},
+		{VERBSGATE_ATTR_DEV_MAX_OPS, "maxops"},
+		{VERBSGATE_ATTR_DEV_TARGET_P99, "target-p99"},
+		{VERBSGATE_ATTR_DEV_AIMD_STEP, "step"},
+		{VERBSGATE_ATTR_DEV_AIMD_PERIOD, "period"},
+		{VERBSGATE_ATTR_DEV_CHUNK_NOLAT, "chunk-nolat"},
+		{VERBSGATE_ATTR_DEV_CHUNK_TABLE, "chunk-table"},
+		{VERBSGATE_ATTR_DEV_OP_COSTS, "cost"},
+		{VERBSGATE_ATTR_DEV_LAT_EACH, "latency-weight"},
+		{VERBSGATE_ATTR_DEV_ENFORCE, "enforce"},
+	};
+	return names;
+}
+
+const char *nested_name(int parent, int type)
+{
+	switch (parent) {
+	case VERBSGATE_ATTR_TENANT_SELECTOR:
+		switch (type) {
+		case VERBSGATE_SEL_ATTR_TYPE:
+			return "selector";
+		case VERBSGATE_SEL_ATTR_CGROUP_PATH:
+			return "cgroup path";
+		case VERBSGATE_SEL_ATTR_ULP:
+			return "ulp name";
+		case VERBSGATE_SEL_ATTR_ADDR:
+			return "address";
+		case VERBSGATE_SEL_ATTR_PREFIX_LEN:
+			return "prefix length";
+		}
+		break;
+	case VERBSGATE_ATTR_DEV_CHUNK_TABLE:
+		switch (type) {
+		case VERBSGATE_CHUNK_ATTR_SIZE:
+			return "chunk-table size";
+		case VERBSGATE_CHUNK_ATTR_UTIL:
+			return "chunk-table utilization";
+		}
+		break;
+	case VERBSGATE_ATTR_DEV_OP_COSTS:
+		switch (type) {
+		case VERBSGATE_OPCOST_ATTR_CLASS:
+			return "cost class";
+		case VERBSGATE_OPCOST_ATTR_BYTES:
+			return "cost bytes";
+		case VERBSGATE_OPCOST_ATTR_UNITS:
+			return "cost units";
+		}
+		break;
+	}
+	return nullptr;
+}
+
+// Searches the attributes in [head, head + len), which start at byte
+// `base` of the message, for the one at `offset`.
+std::string find_attr(const struct nlattr *head, int len, uint32_t base,
+		      uint32_t offset, int parent, bool array)
+{
+	const struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, head, len, rem) {
+		uint32_t at = base + uint32_t(reinterpret_cast<const char *>(a) -
+					      reinterpret_cast<const char *>(head));
+		uint32_t end = at + uint32_t(NLA_ALIGN(a->nla_len));
+		int type = nla_type(a);
+
+		if (offset < at || offset >= end)
+			continue;
+		if (array)  // an entry of a nested array: look inside it
+			return find_attr(static_cast<const nlattr *>(nla_data(a)),
+					 nla_len(a), at + NLA_HDRLEN, offset,
+					 parent, false);
+		if (parent) {
+			const char *n = nested_name(parent, type);
+			return n ? n : "";
+		}
+		auto it = top_names().find(type);
+		std::string name = it != top_names().end() ? it->second : "";
+		if (offset == at)
+			return name;
+		bool nest_array = type == VERBSGATE_ATTR_DEV_CHUNK_TABLE ||
+				  type == VERBSGATE_ATTR_DEV_OP_COSTS;
+		if (type == VERBSGATE_ATTR_TENANT_SELECTOR || nest_array) {
+			std::string inner = find_attr(
+				static_cast<const nlattr *>(nla_data(a)),
+				nla_len(a), at + NLA_HDRLEN, offset, type,
+				nest_array);
+			return inner.empty() ? name : inner;
+		}
+		return name;
+	}
+	return "";
+}
+
 }  // namespace
+
+std::string attr_name_at(const struct nlmsghdr *nlh, uint32_t offset)
+{
+	uint32_t base = NLMSG_HDRLEN + GENL_HDRLEN;
+
+	if (nlh->nlmsg_len <= base || offset < base)
+		return "";
+	auto *head = reinterpret_cast<const struct nlattr *>(
+		reinterpret_cast<const char *>(nlh) + base);
+	return find_attr(head, int(nlh->nlmsg_len - base), base, offset, 0,
+			 false);
+}
+
+void parse_nested(const nlattr *nest, int max, struct nla_policy *policy,
+		  struct nlattr **tb)
+{
+	int ret = nla_parse_nested(tb, max, const_cast<nlattr *>(nest), policy);
+
+	if (ret < 0)
+		throw NetlinkError(EPROTO, std::string("malformed reply from "
+					   "the kernel: ") + nl_geterror(ret));
+}
 
 GenlClient::GenlClient() : sock_(nl_socket_alloc(), nl_socket_free)
 {
@@ -158,6 +361,7 @@ void GenlClient::request(uint8_t cmd, bool dump, const Fill &fill,
 
 	Exchange x;
 	x.on_reply = &on_reply;
+	x.request = nlmsg_hdr(msg.get());
 	nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_valid, &x);
 	nl_cb_set(cb.get(), NL_CB_FINISH, NL_CB_CUSTOM, on_done, &x);
 	nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_done, &x);
@@ -176,8 +380,43 @@ void GenlClient::request(uint8_t cmd, bool dump, const Fill &fill,
 	if (!x.parse_error.empty())
 		throw NetlinkError(EPROTO, "malformed reply from the kernel: " +
 						   x.parse_error);
-	if (x.err)
-		throw NetlinkError(x.err, strerror(x.err), x.extack);
+	if (x.err) {
+		NetlinkError e(x.err, strerror(x.err), x.extack);
+		e.attr = x.attr;
+		e.range = x.range;
+		throw e;
+	}
+}
+
+void GenlClient::listen(const OnEvent &on_event)
+{
+	int grp = genl_ctrl_resolve_grp(sock_.get(), VERBSGATE_GENL_NAME,
+					VERBSGATE_MCGRP_EVENTS);
+	if (grp < 0)
+		throw NetlinkError(EIO, std::string("cannot resolve the events "
+			"group: ") + nl_geterror(grp));
+	int ret = nl_socket_add_membership(sock_.get(), grp);
+	if (ret < 0)
+		throw NetlinkError(EIO, std::string("cannot join the events "
+			"group: ") + nl_geterror(ret));
+
+	std::unique_ptr<nl_cb, void (*)(nl_cb *)> cb(nl_cb_alloc(NL_CB_DEFAULT),
+						     nl_cb_put);
+	if (!cb)
+		throw NetlinkError(ENOMEM, "out of memory");
+	Exchange x;
+	x.on_event = &on_event;
+	nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_valid, &x);
+	nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, no_seq_check, nullptr);
+	for (;;) {
+		ret = nl_recvmsgs(sock_.get(), cb.get());
+		if (!x.parse_error.empty())
+			throw NetlinkError(EPROTO, "malformed event: " +
+							   x.parse_error);
+		if (ret < 0)
+			throw NetlinkError(EIO, std::string("netlink: ") +
+						nl_geterror(ret));
+	}
 }
 
 }  // namespace vg

@@ -23,12 +23,16 @@ public:
 };
 
 // The kernel (or libnl) refused a request. err is a positive errno;
-// extack is the kernel's extended-ack message, if it sent one.
+// extack is the kernel's extended-ack message, if it sent one; attr names
+// the request attribute the kernel pointed at (its CLI keyword), and
+// range the bounds its policy allows ("1..10000"), when the kernel said.
 class NetlinkError : public std::runtime_error {
 public:
 	NetlinkError(int err, const std::string &what, std::string extack = "");
 	int err;
 	std::string extack;
+	std::string attr;
+	std::string range;
 };
 
 using Attrs = std::array<const nlattr *, VERBSGATE_ATTR_MAX + 1>;
@@ -40,15 +44,30 @@ public:
 
 	using Fill = std::function<void(nl_msg *)>;
 	using OnReply = std::function<void(const Attrs &)>;
+	using OnEvent = std::function<void(uint8_t cmd, const Attrs &)>;
 
 	// One request; on_reply runs for each reply message (each device of a
 	// dump). Throws NetlinkError when the kernel answers with an error.
 	void request(uint8_t cmd, bool dump, const Fill &fill,
 		     const OnReply &on_reply);
 
+	// Joins the events multicast group and calls on_event for every
+	// message until reading fails (a signal, the socket closing).
+	void listen(const OnEvent &on_event);
+
 private:
 	std::unique_ptr<nl_sock, void (*)(nl_sock *)> sock_;
 	int family_ = -1;
 };
+
+// Parses a nested attribute with a policy; libnl skips types above max, so
+// replies may grow. Throws NetlinkError(EPROTO) when malformed.
+void parse_nested(const nlattr *nest, int max, struct nla_policy *policy,
+		  struct nlattr **tb);
+
+// Where in a request an attribute sits: the CLI keyword of the attribute
+// at byte offset `offset` of the message `nlh` (as the kernel's extended
+// ack reports it), or "" if none is there.
+std::string attr_name_at(const struct nlmsghdr *nlh, uint32_t offset);
 
 }  // namespace vg

@@ -9,12 +9,18 @@ check that the kernel's strict validation refuses them.
 
 prints one JSON line: {"error": errno (0 = success), "extack": "...",
 "replies": number of reply messages}.
+
+  genl_raw.py --family-info
+
+prints what the generic netlink controller says about the family:
+{"version": N, "maxattr": N, "ops": {"CMD": flags}, "groups": [names]}.
 """
 import argparse
 import json
 import os
 import socket
 import struct
+import sys
 
 NETLINK_GENERIC = 16
 GENL_ID_CTRL = 0x10
@@ -98,7 +104,41 @@ class Genl:
         return struct.unpack("=H", replies[0][CTRL_ATTR_FAMILY_ID][:2])[0]
 
 
+CTRL_ATTR_VERSION = 3
+CTRL_ATTR_MAXATTR = 5
+CTRL_ATTR_OPS = 6
+CTRL_ATTR_MCAST_GROUPS = 7
+CTRL_ATTR_OP_ID = 1
+CTRL_ATTR_OP_FLAGS = 2
+CTRL_ATTR_MCAST_GRP_NAME = 1
+
+
+def family_info(g, name):
+    """The controller's view of a family: version, ops and their flags
+    (GENL_ADMIN_PERM, GENL_CMD_CAP_*), multicast groups."""
+    error, _, replies = g.request(
+        GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+        nla(CTRL_ATTR_FAMILY_NAME, name.encode() + b"\0"))
+    if error or not replies:
+        raise SystemExit(f"family {name} not found (errno {error})")
+    top = replies[0]
+    ops = {}
+    for op in parse_attrs(top.get(CTRL_ATTR_OPS, b"")).values():
+        a = parse_attrs(op)
+        ops[struct.unpack("=I", a[CTRL_ATTR_OP_ID])[0]] = \
+            struct.unpack("=I", a[CTRL_ATTR_OP_FLAGS])[0]
+    groups = [parse_attrs(grp)[CTRL_ATTR_MCAST_GRP_NAME].rstrip(b"\0")
+              .decode() for grp in
+              parse_attrs(top.get(CTRL_ATTR_MCAST_GROUPS, b"")).values()]
+    return {"version": struct.unpack("=I", top[CTRL_ATTR_VERSION])[0],
+            "maxattr": struct.unpack("=I", top[CTRL_ATTR_MAXATTR])[0],
+            "ops": ops, "groups": groups}
+
+
 def main():
+    if sys.argv[1:] == ["--family-info"]:
+        print(json.dumps(family_info(Genl(), "verbsgate")))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("cmd", type=int)
     ap.add_argument("--dump", action="store_true")

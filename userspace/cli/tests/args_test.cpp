@@ -47,3 +47,32 @@ TEST(Args, MissingAndLeftoverWords)
 	EXPECT_TRUE(b.accept("status"));
 	EXPECT_THROW(b.done(), UsageError);
 }
+
+TEST(Args, DetailsStatsAndBatchOptions)
+{
+	const char *argv[] = {"verbsgate", "-d", "-s", "-s", "-b", "cmds.txt",
+			      "-force"};
+	GlobalOptions o;
+	Args a(7, argv, o);
+
+	EXPECT_TRUE(o.details);
+	EXPECT_EQ(o.stats, 2);
+	EXPECT_EQ(o.batch, "cmds.txt");
+	EXPECT_TRUE(o.force);
+	EXPECT_TRUE(a.empty());
+
+	const char *missing[] = {"verbsgate", "-batch"};
+	GlobalOptions m;
+	EXPECT_THROW(Args(2, missing, m), UsageError);
+}
+
+TEST(Args, BatchLines)
+{
+	EXPECT_EQ(vg::split_line("  tenant add  blue ulp x  # comment"),
+		  (std::vector<std::string>{"tenant", "add", "blue", "ulp",
+					    "x"}));
+	EXPECT_EQ(vg::split_line("tenant add \"a b\" x"),
+		  (std::vector<std::string>{"tenant", "add", "a b", "x"}));
+	EXPECT_TRUE(vg::split_line("# only a comment").empty());
+	EXPECT_THROW(vg::split_line("tenant \"open"), UsageError);
+}

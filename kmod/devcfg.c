@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: device settings and the controller state that follows them.
+ *
+ * Each attached device carries a struct vg_ctrl (core/ctrl.h: MaxRate,
+ * latency target, AIMD step and period, chunk sizes; Rmin, SafeUtil and the
+ * current chunk size derived from them and from the tenants' weights), a
+ * token cost model (core/token.h) and an enforcement switch, all under the
+ * device's ctrl_lock. Defaults come from the port: MaxRate is its data
+ * rate, the largest chunk its largest message.
+ *
+ * A change is validated on a copy, with the core's own checks, and
+ * committed in one critical section, so it applies completely or not at
+ * all. Changes come from netlink handlers, which genl_mutex serializes;
+ * that is also what keeps the guarantees check (sum of the tenants'
+ * minimum rates <= every device's MaxRate) exact between tenant and device
+ * changes.
+ *
+ * The tenants' per-class weights reach every controller through
+ * vg_devcfg_set_class_weights(); a snapshot of them (vg_cw, under the
+ * leaf spinlock vg_cw_lock) initializes devices that attach later. The
+ * snapshot is written before vg_devices_lock is taken and read under it,
+ * so a device is either initialized from the new snapshot or visited by
+ * the walk that follows.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/spinlock.h>
+
+#include <linux/verbsgate.h>
+
+#include "devcfg.h"
+#include "device.h"
+#include "tenant.h"
+
+/* The uapi mirrors the policy core's enums and limits. */
+static_assert((int)VERBSGATE_OP_CLASS_DATA == (int)VG_OPC_DATA);
+static_assert((int)VERBSGATE_OP_CLASS_ATOMIC == (int)VG_OPC_ATOMIC);
+static_assert((int)VERBSGATE_OP_CLASS_MR == (int)VG_OPC_MR);
+static_assert((int)__VERBSGATE_OP_CLASS_MAX == (int)VG_OPC_NR);
+static_assert(VERBSGATE_CHUNK_TABLE_MAX == VG_CTRL_MAX_TABLE);
+static_assert(VERBSGATE_PPM == VG_PPM);
+
+static DEFINE_SPINLOCK(vg_cw_lock);
+static struct vg_class_weights vg_cw;
+
+/* 1 Gbit/s, when the port does not say: ib_core's own fallback speed. */
+#define VG_FALLBACK_RATE	(125ULL * 1000 * 1000)
+
+/* Data rate of one lane in Mbit/s, by enum ib_port_speed. */
+static u32 vg_lane_mbps(u16 speed)
+{
+	switch (speed) {
+	case IB_SPEED_SDR:
+		return 2000;
+	case IB_SPEED_DDR:
+		return 4000;
+	case IB_SPEED_QDR:
+		return 8000;
+	case IB_SPEED_FDR10:
+		return 10000;
+	case IB_SPEED_FDR:
+		return 13636;
+	case IB_SPEED_EDR:
+		return 25000;
+	case IB_SPEED_HDR:
+		return 50000;
+	case IB_SPEED_NDR:
+		return 100000;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * vg_devcfg_port_limits() - defaults from a device's first port
+ * @ibdev: the device
+ * @rate: its data rate in bytes/s (1 Gbit/s if unknown)
+ * @max_chunk: its largest message, at most VG_SPLIT_MAX_CHUNK
+ *
+ * Context: process; calls ib_query_port(), which may take the RTNL (RoCE
+ * devices read their netdev's speed), so the caller holds no verbsgate
+ * lock.
+ */
+void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate, u32 *max_chunk)
+{
+	struct ib_port_attr attr = {};
+	int width;
+	u32 mbps;
+
+	*rate = VG_FALLBACK_RATE;
+	*max_chunk = VG_SPLIT_MAX_CHUNK;
+	if (ib_query_port(ibdev, rdma_start_port(ibdev), &attr))
+		return;
+	width = ib_width_enum_to_int(attr.active_width);
+	mbps = vg_lane_mbps(attr.active_speed);
+	if (width > 0 && mbps)
+		*rate = (u64)mbps * width * 125000;
+	if (attr.max_msg_sz)
+		*max_chunk = min_t(u32, attr.max_msg_sz, VG_SPLIT_MAX_CHUNK);
+}
+
+/**
+ * vg_devcfg_init() - default settings for a device that attaches
+ * @dev: the device, not yet visible
+ * @rate: MaxRate
+ * @max_chunk: largest message
+ *
+ * Context: process; the caller holds vg_devices_lock (see the file
+ * comment). Takes vg_cw_lock.
+ */
+void vg_devcfg_init(struct vg_device *dev, u64 rate, u32 max_chunk)
+{
+	struct vg_ctrl_cfg cfg;
+	struct vg_class_weights cw;
+
+	spin_lock_init(&dev->ctrl_lock);
+	vg_ctrl_default_cfg(&cfg, min_t(u64, rate, VG_RATE_MAX), 0, max_chunk);
+	/* Valid by construction: rate >= 1, chunks within max_chunk. */
+	if (vg_ctrl_init(&dev->ctrl, &cfg, ktime_get_ns()))
+		pr_err("%s: invalid default controller settings\n",
+		       dev->name);
+	vg_cost_model_default(&dev->cost);
+	dev->step_auto = true;
+	dev->enforce = true;
+	dev->ref_p99_ns = 0;
+
+	spin_lock(&vg_cw_lock);
+	cw = vg_cw;
+	spin_unlock(&vg_cw_lock);
+	vg_ctrl_set_weights(&dev->ctrl, &cw);
+}
+
+/**
+ * vg_devcfg_read() - copy a device's settings and controller state
+ * @dev: the device
+ * @v: result
+ *
+ * Context: process or softirq; takes the device's ctrl_lock.
+ */
+void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v)
+{
+	spin_lock_bh(&dev->ctrl_lock);
+	v->ctrl = dev->ctrl;
+	v->cost = dev->cost;
+	v->step_auto = dev->step_auto;
+	v->enforce = dev->enforce;
+	v->ref_p99_ns = dev->ref_p99_ns;
+	spin_unlock_bh(&dev->ctrl_lock);
+}
+
+/* Sizes strictly increase and utilizations do not decrease (ctrl.h). */
+static int vg_devcfg_check_table(const struct vg_devcfg_change *c,
+				 u32 max_chunk,
+				 struct netlink_ext_ack *extack)
+{
+	u32 i;
+
+	if (!c->ntable) {
+		NL_SET_ERR_MSG(extack, "chunk table needs at least one entry");
+		return -EINVAL;
+	}
+	for (i = 0; i < c->ntable; i++) {
+		const struct vg_chunk_ent *e = &c->table[i];
+
+		if (!e->chunk || e->chunk > max_chunk) {
+			NL_SET_ERR_MSG(extack,
+				       "chunk table: size above the device's largest message (max_chunk)");
+			return -ERANGE;
+		}
+		if (e->util_ppm > VG_PPM) {
+			NL_SET_ERR_MSG(extack,
+				       "chunk table: utilization above 100%");
+			return -ERANGE;
+		}
+		if (i && (e->chunk <= e[-1].chunk ||
+			  e->util_ppm < e[-1].util_ppm)) {
+			NL_SET_ERR_MSG(extack,
+				       "chunk table: sizes must increase and utilizations must not decrease");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int vg_devcfg_apply_costs(struct vg_cost_model *m,
+				 const struct vg_devcfg_change *c,
+				 struct netlink_ext_ack *extack)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < c->ncost; i++) {
+		const struct vg_opcost_change *oc = &c->cost[i];
+		const struct vg_op_cost *cur;
+
+		if (oc->cls >= VG_OPC_NR) {
+			NL_SET_ERR_MSG(extack, "unknown operation class");
+			return -EINVAL;
+		}
+		cur = &m->cls[oc->cls];
+		ret = vg_cost_model_set(m, oc->cls,
+					oc->has_bytes ? oc->bytes : cur->bytes,
+					oc->has_units ? oc->units : cur->units);
+		if (ret) {
+			NL_SET_ERR_MSG(extack,
+				       "operation cost out of range: bytes 0..1048576, units 1..1024");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * vg_devcfg_apply() - change a device's settings, all or nothing
+ * @dev: the device
+ * @c: the change
+ * @extack: for the reason of a refusal
+ *
+ * Errors: -ERANGE a value out of range (a chunk above the device's largest
+ * message, a step above MaxRate); -EINVAL an unsorted chunk table or an
+ * invalid combination; -EDQUOT MaxRate below the tenants' guaranteed rates.
+ *
+ * Context: process, serialized with tenant changes (genl_mutex); the
+ * caller holds vg_devices_lock. Takes the device's ctrl_lock.
+ */
+int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
+		    struct netlink_ext_ack *extack)
+{
+	struct vg_devcfg_view v;
+	struct vg_ctrl_cfg *cfg = &v.ctrl.cfg;
+	int ret;
+
+	vg_devcfg_read(dev, &v);
+
+	if (c->set & VG_DC_MAX_RATE) {
+		if (!c->max_rate || c->max_rate > VG_RATE_MAX) {
+			NL_SET_ERR_MSG(extack,
+				       "max rate must be 1 byte/s to 2^40 bytes/s");
+			return -ERANGE;
+		}
+		if (c->max_rate < vg_tenants_min_rate_sum()) {
+			NL_SET_ERR_MSG(extack,
+				       "max rate below the sum of the tenants' guaranteed rates");
+			return -EDQUOT;
+		}
+		cfg->max_rate = c->max_rate;
+	}
+	if (c->set & VG_DC_AIMD_STEP) {
+		v.step_auto = !c->step;
+		cfg->step = c->step;
+	}
+	if (v.step_auto)
+		cfg->step = max_t(u64, cfg->max_rate >> 8, 1);
+	if (cfg->step > cfg->max_rate) {
+		NL_SET_ERR_MSG(extack, "AIMD step above the max rate");
+		return -ERANGE;
+	}
+	if (c->set & VG_DC_MAX_OPS) {
+		if (c->max_ops > VG_RATE_MAX) {
+			NL_SET_ERR_MSG(extack, "max ops above 2^40 per second");
+			return -ERANGE;
+		}
+		cfg->max_ops = c->max_ops;
+	}
+	if (c->set & VG_DC_TARGET_P99)
+		cfg->target_p99_ns = c->target_p99_ns;
+	if (c->set & VG_DC_AIMD_PERIOD) {
+		if (!c->period_ns) {
+			NL_SET_ERR_MSG(extack, "AIMD period must not be 0");
+			return -EINVAL;
+		}
+		cfg->period_ns = c->period_ns;
+	}
+	if (c->set & VG_DC_CHUNK_NOLAT) {
+		if (!c->chunk_nolat || c->chunk_nolat > cfg->max_chunk) {
+			NL_SET_ERR_MSG(extack,
+				       "chunk size above the device's largest message (max_chunk)");
+			return -ERANGE;
+		}
+		cfg->chunk_nolat = c->chunk_nolat;
+	}
+	if (c->set & VG_DC_CHUNK_TABLE) {
+		ret = vg_devcfg_check_table(c, cfg->max_chunk, extack);
+		if (ret)
+			return ret;
+		cfg->ntable = c->ntable;
+		memcpy(cfg->table, c->table, c->ntable * sizeof(c->table[0]));
+	}
+	if (c->set & VG_DC_LAT_EACH) {
+		if (c->lat_each)
+			cfg->flags |= VG_CTRL_LAT_EACH;
+		else
+			cfg->flags &= ~VG_CTRL_LAT_EACH;
+	}
+	if (c->set & VG_DC_OP_COSTS) {
+		ret = vg_devcfg_apply_costs(&v.cost, c, extack);
+		if (ret)
+			return ret;
+	}
+	if (c->set & VG_DC_ENFORCE)
+		v.enforce = c->enforce;
+
+	/* The core's own rules, on the complete result. */
+	ret = vg_ctrl_check_cfg(cfg);
+	if (ret) {
+		NL_SET_ERR_MSG(extack, "inconsistent device settings");
+		return ret;
+	}
+
+	spin_lock_bh(&dev->ctrl_lock);
+	ret = vg_ctrl_set_cfg(&dev->ctrl, cfg);
+	if (!ret) {
+		dev->cost = v.cost;
+		dev->step_auto = v.step_auto;
+		dev->enforce = v.enforce;
+	}
+	spin_unlock_bh(&dev->ctrl_lock);
+	return ret;
+}
+
+/* Under vg_devices_lock (vg_device_for_each()). */
+static int vg_devcfg_check_one(struct vg_device *dev, void *arg)
+{
+	u64 sum = *(u64 *)arg, max_rate;
+
+	spin_lock_bh(&dev->ctrl_lock);
+	max_rate = dev->ctrl.cfg.max_rate;
+	spin_unlock_bh(&dev->ctrl_lock);
+	return sum > max_rate ? -EDQUOT : 0;
+}
+
+/**
+ * vg_devices_check_guarantees() - whether every device can guarantee @sum
+ * @sum: the tenants' minimum rates added up, token bytes/s
+ * @extack: for the reason of a refusal
+ *
+ * Context: process; takes vg_devices_lock and each device's ctrl_lock.
+ * Return: 0 or -EDQUOT.
+ */
+int vg_devices_check_guarantees(u64 sum, struct netlink_ext_ack *extack)
+{
+	unsigned long pos = 0;
+	int ret;
+
+	ret = vg_device_for_each(&pos, vg_devcfg_check_one, &sum);
+	if (ret)
+		NL_SET_ERR_MSG(extack,
+			       "the guaranteed rates would exceed a device's max rate");
+	return ret;
+}
+
+/* Under vg_devices_lock (vg_device_for_each()). */
+static int vg_devcfg_weights_one(struct vg_device *dev, void *arg)
+{
+	spin_lock_bh(&dev->ctrl_lock);
+	vg_ctrl_set_weights(&dev->ctrl, arg);
+	spin_unlock_bh(&dev->ctrl_lock);
+	return 0;
+}
+
+/**
+ * vg_devcfg_set_class_weights() - the tenants' weights changed
+ * @cw: per-class sums and counts over all tenants
+ *
+ * Recomputes every device's Rmin, SafeUtil and chunk size.
+ *
+ * Context: process; takes vg_cw_lock, then vg_devices_lock and each
+ * device's ctrl_lock.
+ */
+void vg_devcfg_set_class_weights(const struct vg_class_weights *cw)
+{
+	struct vg_class_weights copy = *cw;
+	unsigned long pos = 0;
+
+	spin_lock(&vg_cw_lock);
+	vg_cw = *cw;
+	spin_unlock(&vg_cw_lock);
+	vg_device_for_each(&pos, vg_devcfg_weights_one, &copy);
+}

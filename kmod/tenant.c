@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: the tenant registry, selectors and QP classification (see
+ * tenant.h for the rules).
+ *
+ * Tenants live in an allocating xarray keyed by id (0 is the default
+ * tenant; others get ids 1..VERBSGATE_MAX_TENANTS - 1, cyclically, so an
+ * id is not reused right away). Changes and walks take vg_tenants_lock;
+ * classification walks the xarray under RCU. Every change is validated
+ * completely before anything is published, so a failed request leaves no
+ * trace.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+
+#include "devcfg.h"
+#include "sched.h"
+#include "sysfs.h"
+#include "tenant.h"
+
+static DEFINE_MUTEX(vg_tenants_lock);
+static DEFINE_XARRAY_ALLOC(vg_tenants);
+/* Under vg_tenants_lock: */
+static u32 vg_tenants_next;	/* next id to try (cyclic allocation) */
+static u32 vg_ntenants;
+static u64 vg_min_rate_sum;	/* written under the lock, read anywhere */
+/* Lock-free: */
+static atomic64_t vg_tenants_gen = ATOMIC64_INIT(0);
+static atomic_t vg_tenant_nobjects = ATOMIC_INIT(0);
+static BLOCKING_NOTIFIER_HEAD(vg_tenant_chain);
+
+static const char *const vg_class_names[] = {
+	[VERBSGATE_CLASS_BANDWIDTH] = "bandwidth",
+	[VERBSGATE_CLASS_THROUGHPUT] = "throughput",
+	[VERBSGATE_CLASS_LATENCY] = "latency",
+};
+
+static const char *const vg_selector_names[] = {
+	[VERBSGATE_SEL_DEFAULT] = "default",
+	[VERBSGATE_SEL_CGROUP] = "cgroup",
+	[VERBSGATE_SEL_ULP] = "ulp",
+	[VERBSGATE_SEL_LOCAL_ADDR] = "local",
+	[VERBSGATE_SEL_PEER_ADDR] = "peer",
+};
+
+/* The uapi mirrors the policy core's limits and enums. */
+static_assert((int)VERBSGATE_CLASS_BANDWIDTH == (int)VG_CLASS_BANDWIDTH);
+static_assert((int)VERBSGATE_CLASS_THROUGHPUT == (int)VG_CLASS_THROUGHPUT);
+static_assert((int)VERBSGATE_CLASS_LATENCY == (int)VG_CLASS_LATENCY);
+static_assert((int)__VERBSGATE_CLASS_MAX == (int)VG_CLASS_NR);
+static_assert(VERBSGATE_WEIGHT_MIN == VG_WEIGHT_MIN);
+static_assert(VERBSGATE_WEIGHT_MAX == VG_WEIGHT_MAX);
+static_assert(VERBSGATE_MAX_TENANTS == VG_MAX_TENANTS);
+static_assert(VERBSGATE_RATE_MAX == VG_RATE_MAX);
+
+/**
+ * vg_class_name() - name of a tenant class, as the CLI spells it
+ * @class: enum verbsgate_class
+ *
+ * Context: any.
+ */
+const char *vg_class_name(u32 class)
+{
+	return class < ARRAY_SIZE(vg_class_names) ? vg_class_names[class] : "?";
+}
+
+/**
+ * vg_selector_name() - name of a selector type, as the CLI spells it
+ * @type: enum verbsgate_selector
+ *
+ * Context: any.
+ */
+const char *vg_selector_name(u32 type)
+{
+	return type < ARRAY_SIZE(vg_selector_names) ?
+	       vg_selector_names[type] : "?";
+}
+
+/**
+ * vg_tenant_name_valid() - whether @name may name a tenant
+ * @name: NUL-terminated string
+ *
+ * 1..VERBSGATE_TENANT_NAME_MAX - 1 characters of [A-Za-z0-9_.-], neither
+ * "." nor "..": it names a sysfs directory.
+ *
+ * Context: any.
+ */
+bool vg_tenant_name_valid(const char *name)
+{
+	size_t len = strnlen(name, VERBSGATE_TENANT_NAME_MAX);
+	size_t i;
+
+	if (!len || len >= VERBSGATE_TENANT_NAME_MAX ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!isalnum(c) && c != '_' && c != '.' && c != '-')
+			return false;
+	}
+	return true;
+}
+
+/* 1..MODULE_NAME_LEN - 1 characters of [A-Za-z0-9_-]: a module name. */
+static bool vg_ulp_name_valid(const char *name)
+{
+	size_t len = strnlen(name, MODULE_NAME_LEN);
+	size_t i;
+
+	if (!len || len >= MODULE_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && name[i] != '_' && name[i] != '-')
+			return false;
+	return true;
+}
+
+/* RCU callback (softirq): the last reference is gone. */
+static void vg_tenant_free_rcu(struct rcu_head *head)
+{
+	struct vg_ktenant *t = container_of(head, struct vg_ktenant, rcu);
+
+	if (t->sel.cgrp)
+		cgroup_put(t->sel.cgrp);
+	kfree(t->sel.path);
+	free_percpu(t->pcpu);
+	kfree(t);
+	atomic_dec(&vg_tenant_nobjects);
+}
+
+/*
+ * kobject release: any context the last vg_tenant_put() runs in. Readers
+ * under RCU (vg_tenant_classify()) may still look at the tenant.
+ */
+static void vg_tenant_release(struct kobject *kobj)
+{
+	struct vg_ktenant *t = container_of(kobj, struct vg_ktenant, kobj);
+
+	call_rcu(&t->rcu, vg_tenant_free_rcu);
+}
+
+static const struct kobj_type vg_tenant_ktype = {
+	.release = vg_tenant_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = vg_tenant_groups,
+};
+
+/* Process context; GFP_KERNEL. The kobject is initialized, not added. */
+static struct vg_ktenant *vg_tenant_alloc(const char *name)
+{
+	struct vg_ktenant *t;
+	int cpu;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return NULL;
+	t->pcpu = alloc_percpu(struct vg_tenant_pcpu);
+	if (!t->pcpu) {
+		kfree(t);
+		return NULL;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(t->pcpu, cpu)->syncp);
+	strscpy(t->name, name, sizeof(t->name));
+	atomic_inc(&vg_tenant_nobjects);
+	/* From here on vg_tenant_put() frees everything. */
+	kobject_init(&t->kobj, &vg_tenant_ktype);
+	return t;
+}
+
+/*
+ * Fill @sel from @spec: validate, resolve the cgroup path (in the
+ * requester's cgroup namespace) and take a reference on the cgroup.
+ * Process context (the requester's).
+ */
+static int vg_selector_init(struct vg_selector *sel,
+			    const struct vg_tenant_spec *spec,
+			    struct netlink_ext_ack *extack)
+{
+	struct cgroup *cgrp;
+	int i, max, plen;
+
+	sel->type = spec->sel_type;
+	switch (spec->sel_type) {
+	case VERBSGATE_SEL_CGROUP:
+		if (!spec->cgroup_path || spec->ulp || spec->addr) {
+			NL_SET_ERR_MSG(extack,
+				       "a cgroup selector takes a cgroup path and nothing else");
+			return -EINVAL;
+		}
+		if (spec->cgroup_path[0] != '/') {
+			NL_SET_ERR_MSG(extack,
+				       "cgroup path must be absolute on the cgroup2 hierarchy, e.g. /tenants/blue");
+			return -EINVAL;
+		}
+		cgrp = cgroup_get_from_path(spec->cgroup_path);
+		if (IS_ERR(cgrp)) {
+			if (PTR_ERR(cgrp) == -ENOTDIR)
+				NL_SET_ERR_MSG(extack,
+					       "cgroup path is not a directory");
+			else
+				NL_SET_ERR_MSG(extack,
+					       "no such cgroup on the cgroup2 hierarchy");
+			return PTR_ERR(cgrp);
+		}
+		sel->cgrp = cgrp;
+		sel->path = kstrdup(spec->cgroup_path, GFP_KERNEL);
+		return sel->path ? 0 : -ENOMEM;
+
+	case VERBSGATE_SEL_ULP:
+		if (!spec->ulp || spec->cgroup_path || spec->addr) {
+			NL_SET_ERR_MSG(extack,
+				       "a ULP selector takes a ULP name and nothing else");
+			return -EINVAL;
+		}
+		if (!vg_ulp_name_valid(spec->ulp)) {
+			NL_SET_ERR_MSG(extack,
+				       "ULP name must be a module name: [A-Za-z0-9_-], at most 55 characters");
+			return -EINVAL;
+		}
+		strscpy(sel->ulp, spec->ulp, sizeof(sel->ulp));
+		return 0;
+
+	case VERBSGATE_SEL_LOCAL_ADDR:
+	case VERBSGATE_SEL_PEER_ADDR:
+		if (!spec->addr || spec->cgroup_path || spec->ulp) {
+			NL_SET_ERR_MSG(extack,
+				       "an address selector takes an address, a prefix length and nothing else");
+			return -EINVAL;
+		}
+		if (spec->addr_len != 4 && spec->addr_len != 16) {
+			NL_SET_ERR_MSG(extack,
+				       "address must be 4 bytes (IPv4) or 16 bytes (IPv6 or GID)");
+			return -EINVAL;
+		}
+		max = spec->addr_len * 8;
+		plen = spec->plen < 0 ? max : spec->plen;
+		if (plen > max) {
+			NL_SET_ERR_MSG(extack, "IPv4 prefix length above 32");
+			return -ERANGE;
+		}
+		for (i = plen; i < max; i++) {
+			if (spec->addr[i / 8] & (0x80 >> (i % 8))) {
+				NL_SET_ERR_MSG(extack,
+					       "address has bits set beyond the prefix length");
+				return -EINVAL;
+			}
+		}
+		if (spec->addr_len == 4) {
+			/* Match the IPv4-mapped GIDs RoCEv2 uses. */
+			sel->v4 = true;
+			sel->addr.s6_addr16[5] = htons(0xffff);
+			memcpy(&sel->addr.s6_addr32[3], spec->addr, 4);
+			sel->plen = plen + 96;
+		} else {
+			memcpy(&sel->addr, spec->addr, 16);
+			sel->plen = plen;
+		}
+		return 0;
+
+	case VERBSGATE_SEL_DEFAULT:
+		NL_SET_ERR_MSG(extack,
+			       "only the built-in tenant \"default\" has the default selector");
+		return -EINVAL;
+	default:
+		NL_SET_ERR_MSG(extack, "unknown selector type");
+		return -EINVAL;
+	}
+}
+
+static bool vg_selector_equal(const struct vg_selector *a,
+			      const struct vg_selector *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case VERBSGATE_SEL_CGROUP:
+		return a->cgrp == b->cgrp;
+	case VERBSGATE_SEL_ULP:
+		return !strcmp(a->ulp, b->ulp);
+	case VERBSGATE_SEL_LOCAL_ADDR:
+	case VERBSGATE_SEL_PEER_ADDR:
+		return a->plen == b->plen &&
+		       !memcmp(&a->addr, &b->addr, sizeof(a->addr));
+	default:
+		return true;
+	}
+}
+
+/* Whether the first @plen bits of @a and @gid agree. */
+static bool vg_prefix_match(const struct in6_addr *a, u8 plen,
+			    const union ib_gid *gid)
+{
+	unsigned int bytes = plen / 8, bits = plen % 8;
+
+	if (memcmp(a->s6_addr, gid->raw, bytes))
+		return false;
+	return !bits || !((a->s6_addr[bytes] ^ gid->raw[bytes]) &
+			  (0xff00 >> bits));
+}
+
+/*
+ * How well @sel matches @f: 0 not at all, otherwise larger is better.
+ * Bits 32+ are the rule (tenant.h), the low bits the specificity within
+ * it: cgroup depth, or twice the prefix length plus one for a peer prefix.
+ */
+#define VG_RANK(rule, spec)	(((u64)(rule) << 32) | (u32)(spec))
+
+static u64 vg_selector_rank(const struct vg_selector *sel,
+			    const struct vg_qp_facts *f)
+{
+	switch (sel->type) {
+	case VERBSGATE_SEL_CGROUP:
+		if (f->user && f->cgrp && cgroup_is_descendant(f->cgrp, sel->cgrp))
+			return VG_RANK(4, sel->cgrp->level);
+		return 0;
+	case VERBSGATE_SEL_LOCAL_ADDR:
+		if (f->local && vg_prefix_match(&sel->addr, sel->plen, f->local))
+			return VG_RANK(3, 2 * sel->plen);
+		return 0;
+	case VERBSGATE_SEL_PEER_ADDR:
+		if (f->peer && vg_prefix_match(&sel->addr, sel->plen, f->peer))
+			return VG_RANK(3, 2 * sel->plen + 1);
+		return 0;
+	case VERBSGATE_SEL_ULP:
+		if (!f->user && f->ulp && !strcmp(f->ulp, sel->ulp))
+			return VG_RANK(2, 0);
+		return 0;
+	case VERBSGATE_SEL_DEFAULT:
+		return VG_RANK(1, 0);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * vg_tenant_classify() - the tenant a QP belongs to
+ * @facts: what is known about the QP
+ *
+ * Applies the rules in tenant.h to the linked tenants. Pure: changes
+ * nothing but the returned tenant's reference count. O(tenants).
+ *
+ * Context: any (no sleeping, no lock but RCU).
+ * Return: the tenant, with a reference the caller drops with
+ * vg_tenant_put(); the default tenant when nothing else matches. NULL only
+ * while the module is being unloaded.
+ */
+struct vg_ktenant *vg_tenant_classify(const struct vg_qp_facts *facts)
+{
+	struct vg_ktenant *t, *best;
+	unsigned long id;
+	u64 rank, best_rank;
+
+	rcu_read_lock();
+	do {
+		best = NULL;
+		best_rank = 0;
+		xa_for_each(&vg_tenants, id, t) {
+			if (!READ_ONCE(t->linked))
+				continue;
+			rank = vg_selector_rank(&t->sel, facts);
+			if (rank > best_rank) {
+				best = t;
+				best_rank = rank;
+			}
+		}
+		/*
+		 * A tenant whose last reference is gone was unlinked just
+		 * now: look again without it.
+		 */
+	} while (best && !kobject_get_unless_zero(&best->kobj));
+	rcu_read_unlock();
+	return best;
+}
+
+/**
+ * vg_tenants_generation() - changes with every tenant added or deleted
+ *
+ * See tenant.h for how the QP path uses it. Context: any.
+ */
+u64 vg_tenants_generation(void)
+{
+	return atomic64_read(&vg_tenants_gen);
+}
+
+/**
+ * vg_tenants_min_rate_sum() - sum of the tenants' guaranteed rates
+ *
+ * Context: any; exact when the caller excludes tenant changes (netlink
+ * handlers are serialized by genl_mutex).
+ */
+u64 vg_tenants_min_rate_sum(void)
+{
+	return READ_ONCE(vg_min_rate_sum);
+}
+
+/**
+ * vg_tenant_objects() - tenant objects allocated and not yet freed
+ *
+ * Counts deleted tenants until their last reference and RCU grace period
+ * are gone: a leak check's measure. Context: any.
+ */
+int vg_tenant_objects(void)
+{
+	return atomic_read(&vg_tenant_nobjects);
+}
+
+/**
+ * vg_tenant_register_notifier() - be told about tenant changes
+ * @nb: called with enum vg_tenant_event and the struct vg_ktenant, in
+ *	process context with vg_tenants_lock held, after the change is
+ *	visible to vg_tenant_classify(); it must not change tenants
+ *
+ * Context: process. Return: 0.
+ */
+int vg_tenant_register_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&vg_tenant_chain, nb);
+}
+
+/**
+ * vg_tenant_unregister_notifier() - stop being told about tenant changes
+ * @nb: as registered
+ *
+ * Context: process. Return: 0 or -ENOENT.
+ */
+int vg_tenant_unregister_notifier(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_unregister(&vg_tenant_chain, nb);
+}
+
+/**
+ * vg_tenant_stats_read() - sum a tenant's per-CPU counters
+ * @t: tenant
+ * @s: result
+ *
+ * Context: any; O(possible CPUs).
+ */
+void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s)
+{
+	u64 enq = 0, deq = 0;
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	for_each_possible_cpu(cpu) {
+		const struct vg_tenant_pcpu *c = per_cpu_ptr(t->pcpu, cpu);
+		u64 bytes, wrs, chunks, split, ns, in, out;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&c->syncp);
+			bytes = u64_stats_read(&c->tx_bytes);
+			wrs = u64_stats_read(&c->tx_wrs);
+			chunks = u64_stats_read(&c->chunks);
+			split = u64_stats_read(&c->split_wrs);
+			ns = u64_stats_read(&c->throttled_ns);
+			in = u64_stats_read(&c->enqueued_wrs);
+			out = u64_stats_read(&c->dequeued_wrs);
+		} while (u64_stats_fetch_retry(&c->syncp, start));
+		s->tx_bytes += bytes;
+		s->tx_wrs += wrs;
+		s->chunks += chunks;
+		s->split_wrs += split;
+		s->throttled_ns += ns;
+		enq += in;
+		deq += out;
+	}
+	/* A reader between a dequeue and its enqueue's CPU sees no "-1". */
+	s->queued_wrs = enq > deq ? enq - deq : 0;
+}
+
+/* Under vg_tenants_lock. */
+static struct vg_ktenant *vg_tenant_lookup(const char *name)
+{
+	struct vg_ktenant *t;
+	unsigned long id;
+
+	xa_for_each(&vg_tenants, id, t)
+		if (!strcmp(t->name, name))
+			return t;
+	return NULL;
+}
+
+/* Under vg_tenants_lock. */
+static struct vg_ktenant *vg_tenant_same_selector(const struct vg_selector *s)
+{
+	struct vg_ktenant *t;
+	unsigned long id;
+
+	xa_for_each(&vg_tenants, id, t)
+		if (vg_selector_equal(&t->sel, s))
+			return t;
+	return NULL;
+}
+
+/*
+ * Under vg_tenants_lock: hand the per-class weights to the devices'
+ * controllers (Rmin) and tell the QP path. Takes vg_devices_lock.
+ */
+static void vg_tenants_changed(enum vg_tenant_event ev, struct vg_ktenant *t)
+{
+	struct vg_class_weights cw = {};
+	struct vg_ktenant *it;
+	unsigned long id;
+
+	xa_for_each(&vg_tenants, id, it) {
+		u32 class = it->pol.class, w = it->pol.weight;
+
+		cw.sum[class] += w;
+		cw.count[class]++;
+		if (class == VG_CLASS_LATENCY && w > cw.max_latency)
+			cw.max_latency = w;
+	}
+	vg_devcfg_set_class_weights(&cw);
+	blocking_notifier_call_chain(&vg_tenant_chain, ev, t);
+}
+
+/* Checks a policy on its own; the devices' capacity is checked apart. */
+static int vg_policy_check(const struct vg_tenant_policy *p,
+			   struct netlink_ext_ack *extack)
+{
+	if (p->class > VERBSGATE_CLASS_MAX) {
+		NL_SET_ERR_MSG(extack, "unknown tenant class");
+		return -EINVAL;
+	}
+	if (p->weight < VG_WEIGHT_MIN || p->weight > VG_WEIGHT_MAX) {
+		NL_SET_ERR_MSG(extack, "weight must be 1..10000");
+		return -ERANGE;
+	}
+	if (p->min_rate > VG_RATE_MAX || p->max_rate > VG_RATE_MAX) {
+		NL_SET_ERR_MSG(extack, "rate above 2^40 bytes/s");
+		return -ERANGE;
+	}
+	if (p->max_rate && p->min_rate > p->max_rate) {
+		NL_SET_ERR_MSG(extack,
+			       "guaranteed (min) rate above the maximum rate");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * vg_tenant_add() - create a tenant
+ * @spec: name, selector, policy
+ * @extack: for the reason of a refusal
+ *
+ * Errors: -EINVAL/-ERANGE bad name, selector or policy; -EEXIST the name
+ * or the selector is taken; -ENOENT/-ENOTDIR no such cgroup; -ENOSPC
+ * VERBSGATE_MAX_TENANTS tenants exist; -EDQUOT the guaranteed rates would
+ * exceed a device's MaxRate; -ENOMEM. Nothing changes on error.
+ *
+ * Context: process (the requester's, for its cgroup namespace); takes
+ * vg_tenants_lock, then vg_devices_lock.
+ * Return: the tenant with a reference for the caller, or an ERR_PTR.
+ */
+struct vg_ktenant *vg_tenant_add(const struct vg_tenant_spec *spec,
+				 struct netlink_ext_ack *extack)
+{
+	struct vg_ktenant *t, *other;
+	u64 sum;
+	int ret;
+
+	if (!vg_tenant_name_valid(spec->name)) {
+		NL_SET_ERR_MSG(extack,
+			       "tenant name must be 1..31 characters of A-Z a-z 0-9 _ . -, not . or ..");
+		return ERR_PTR(-EINVAL);
+	}
+	ret = vg_policy_check(&spec->pol, extack);
+	if (ret)
+		return ERR_PTR(ret);
+
+	t = vg_tenant_alloc(spec->name);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	ret = vg_selector_init(&t->sel, spec, extack);
+	if (ret)
+		goto out_put;
+	t->pol = spec->pol;
+
+	mutex_lock(&vg_tenants_lock);
+	if (vg_tenant_lookup(spec->name)) {
+		NL_SET_ERR_MSG(extack, "a tenant with this name exists");
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	other = vg_tenant_same_selector(&t->sel);
+	if (other) {
+		NL_SET_ERR_MSG(extack, "another tenant has the same selector");
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	if (vg_ntenants >= VG_MAX_TENANTS) {
+		NL_SET_ERR_MSG(extack, "too many tenants (4096)");
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	sum = vg_min_rate_sum + t->pol.min_rate;
+	ret = vg_devices_check_guarantees(sum, extack);
+	if (ret)
+		goto out_unlock;
+
+	/* Reserve the id, create the directory, then publish. */
+	ret = xa_alloc_cyclic(&vg_tenants, &t->id, NULL,
+			      XA_LIMIT(1, VG_MAX_TENANTS - 1),
+			      &vg_tenants_next, GFP_KERNEL);
+	if (ret < 0) {
+		NL_SET_ERR_MSG(extack, "no free tenant id");
+		goto out_unlock;
+	}
+	ret = vg_sysfs_tenant_add(t);
+	if (ret) {
+		xa_erase(&vg_tenants, t->id);
+		NL_SET_ERR_MSG(extack, "cannot create the sysfs directory");
+		goto out_unlock;
+	}
+	WRITE_ONCE(t->linked, true);
+	xa_store(&vg_tenants, t->id, t, GFP_KERNEL);	/* reserved: no alloc */
+	vg_ntenants++;
+	WRITE_ONCE(vg_min_rate_sum, sum);
+	atomic64_inc_return(&vg_tenants_gen);
+	vg_tenants_changed(VG_TENANT_ADDED, t);
+	mutex_unlock(&vg_tenants_lock);
+	/* The registry's reference is the initial one; one more for the caller. */
+	return vg_tenant_get(t);
+
+out_unlock:
+	mutex_unlock(&vg_tenants_lock);
+out_put:
+	vg_tenant_put(t);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Under vg_tenants_lock: take @t out of the registry and sysfs. Its QPs
+ * keep their references until the QP path moves them (rule R3).
+ */
+static void vg_tenant_unlink(struct vg_ktenant *t)
+{
+	WRITE_ONCE(t->linked, false);
+	xa_erase(&vg_tenants, t->id);
+	vg_ntenants--;
+	WRITE_ONCE(vg_min_rate_sum, vg_min_rate_sum - t->pol.min_rate);
+	atomic64_inc_return(&vg_tenants_gen);
+	/* Readers of its files take no lock: safe to drain under ours. */
+	vg_sysfs_tenant_del(t);
+}
+
+/**
+ * vg_tenant_del() - delete a tenant
+ * @name: its name
+ * @extack: for the reason of a refusal
+ *
+ * Errors: -ENOENT no such tenant; -EINVAL it is the default tenant.
+ *
+ * Context: process; takes vg_tenants_lock, then vg_devices_lock; waits for
+ * readers of the tenant's sysfs files.
+ * Return: the unlinked tenant, whose reference (the registry's) passes to
+ * the caller, or an ERR_PTR.
+ */
+struct vg_ktenant *vg_tenant_del(const char *name,
+				 struct netlink_ext_ack *extack)
+{
+	struct vg_ktenant *t;
+
+	mutex_lock(&vg_tenants_lock);
+	t = vg_tenant_lookup(name);
+	if (!t) {
+		mutex_unlock(&vg_tenants_lock);
+		NL_SET_ERR_MSG(extack, "no such tenant");
+		return ERR_PTR(-ENOENT);
+	}
+	if (!t->id) {
+		mutex_unlock(&vg_tenants_lock);
+		NL_SET_ERR_MSG(extack, "the default tenant cannot be deleted");
+		return ERR_PTR(-EINVAL);
+	}
+	vg_tenant_unlink(t);
+	vg_tenants_changed(VG_TENANT_REMOVED, t);
+	mutex_unlock(&vg_tenants_lock);
+	return t;
+}
+
+/**
+ * vg_tenant_set() - change a tenant's policy
+ * @name: its name
+ * @mask: VG_TP_* fields of @pol to apply
+ * @pol: new values
+ * @extack: for the reason of a refusal
+ *
+ * Errors: -ENOENT no such tenant; -EINVAL nothing to change or an invalid
+ * combination; -ERANGE; -EDQUOT guarantees above a device's MaxRate.
+ * Nothing changes on error.
+ *
+ * Context: process; takes vg_tenants_lock, then vg_devices_lock.
+ * Return: the tenant with a reference for the caller, or an ERR_PTR.
+ */
+struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
+				 const struct vg_tenant_policy *pol,
+				 struct netlink_ext_ack *extack)
+{
+	struct vg_tenant_policy np;
+	struct vg_ktenant *t;
+	u64 sum;
+	int ret;
+
+	if (!mask) {
+		NL_SET_ERR_MSG(extack,
+			       "nothing to change: give a class, weight, min or max rate");
+		return ERR_PTR(-EINVAL);
+	}
+	mutex_lock(&vg_tenants_lock);
+	t = vg_tenant_lookup(name);
+	if (!t) {
+		NL_SET_ERR_MSG(extack, "no such tenant");
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	np = t->pol;
+	if (mask & VG_TP_CLASS)
+		np.class = pol->class;
+	if (mask & VG_TP_WEIGHT)
+		np.weight = pol->weight;
+	if (mask & VG_TP_MIN_RATE)
+		np.min_rate = pol->min_rate;
+	if (mask & VG_TP_MAX_RATE)
+		np.max_rate = pol->max_rate;
+	ret = vg_policy_check(&np, extack);
+	if (ret)
+		goto out_unlock;
+	sum = vg_min_rate_sum - t->pol.min_rate + np.min_rate;
+	if (np.min_rate > t->pol.min_rate) {
+		ret = vg_devices_check_guarantees(sum, extack);
+		if (ret)
+			goto out_unlock;
+	}
+
+	WRITE_ONCE(t->pol.class, np.class);
+	WRITE_ONCE(t->pol.weight, np.weight);
+	WRITE_ONCE(t->pol.min_rate, np.min_rate);
+	WRITE_ONCE(t->pol.max_rate, np.max_rate);
+	WRITE_ONCE(vg_min_rate_sum, sum);
+	vg_tenants_changed(VG_TENANT_CHANGED, t);
+	vg_tenant_get(t);
+	mutex_unlock(&vg_tenants_lock);
+	return t;
+
+out_unlock:
+	mutex_unlock(&vg_tenants_lock);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vg_tenant_find() - look a tenant up by name
+ * @name: its name
+ *
+ * Context: process; takes vg_tenants_lock.
+ * Return: the tenant with a reference, or NULL.
+ */
+struct vg_ktenant *vg_tenant_find(const char *name)
+{
+	struct vg_ktenant *t;
+
+	mutex_lock(&vg_tenants_lock);
+	t = vg_tenant_lookup(name);
+	if (t)
+		vg_tenant_get(t);
+	mutex_unlock(&vg_tenants_lock);
+	return t;
+}
+
+/**
+ * vg_tenant_for_each() - call @fn on tenants in id order
+ * @pos: in: first id to visit; out: the id @fn stopped at, or one past the
+ *	last id visited (resumable, for netlink dumps)
+ * @fn: callback, under vg_tenants_lock; a non-zero return stops the walk
+ * @arg: passed to @fn
+ *
+ * Context: process; takes vg_tenants_lock.
+ * Return: what @fn returned last, 0 if it never stopped the walk.
+ */
+int vg_tenant_for_each(unsigned long *pos, vg_tenant_fn fn, void *arg)
+{
+	struct vg_ktenant *t;
+	unsigned long id;
+	int ret = 0;
+
+	mutex_lock(&vg_tenants_lock);
+	xa_for_each_start(&vg_tenants, id, t, *pos) {
+		ret = fn(t, arg);
+		if (ret) {
+			*pos = id;
+			goto out;
+		}
+		*pos = id + 1;
+	}
+out:
+	mutex_unlock(&vg_tenants_lock);
+	return ret;
+}
+
+static int vg_tenant_objects_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%d\n", vg_tenant_objects());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vg_tenant_objects);
+
+/**
+ * vg_tenants_debugfs_init() - /sys/kernel/debug/verbsgate/tenant_objects
+ *
+ * The live tenant objects (vg_tenant_objects()), for leak checks. Lives
+ * in the module's debugfs directory, which removes it on exit; debugfs
+ * failures are not fatal.
+ *
+ * Context: process (module init), after vg_debugfs_init().
+ */
+void vg_tenants_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_lookup(KBUILD_MODNAME, NULL);
+
+	if (IS_ERR_OR_NULL(dir))
+		return;
+	debugfs_create_file("tenant_objects", 0444, dir, NULL,
+			    &vg_tenant_objects_fops);
+	dput(dir);
+}
+
+/**
+ * vg_tenants_init() - create the registry and the default tenant
+ *
+ * Context: process (module init), after vg_sysfs_init().
+ * Return: 0 or -ENOMEM.
+ */
+int vg_tenants_init(void)
+{
+	struct vg_ktenant *t;
+	int ret;
+
+	t = vg_tenant_alloc(VERBSGATE_DEFAULT_TENANT);
+	if (!t)
+		return -ENOMEM;
+	t->sel.type = VERBSGATE_SEL_DEFAULT;
+	t->pol.class = VERBSGATE_CLASS_BANDWIDTH;
+	t->pol.weight = 1;
+
+	mutex_lock(&vg_tenants_lock);
+	ret = xa_insert(&vg_tenants, 0, NULL, GFP_KERNEL);
+	if (!ret) {
+		ret = vg_sysfs_tenant_add(t);
+		if (ret)
+			xa_erase(&vg_tenants, 0);
+	}
+	if (!ret) {
+		WRITE_ONCE(t->linked, true);
+		xa_store(&vg_tenants, 0, t, GFP_KERNEL);
+		vg_ntenants = 1;
+		vg_tenants_changed(VG_TENANT_ADDED, t);
+	}
+	mutex_unlock(&vg_tenants_lock);
+	if (ret) {
+		vg_tenant_put(t);
+		/* The module goes away: let vg_tenant_free_rcu() run first. */
+		rcu_barrier();
+	}
+	return ret;
+}
+
+/**
+ * vg_tenants_exit() - delete every tenant, the default one included
+ *
+ * The QP path must be gone (it holds tenant references). Waits until the
+ * tenants are freed.
+ *
+ * Context: process (module exit); takes vg_tenants_lock.
+ */
+void vg_tenants_exit(void)
+{
+	struct vg_ktenant *t;
+	unsigned long id;
+
+	mutex_lock(&vg_tenants_lock);
+	xa_for_each(&vg_tenants, id, t) {
+		vg_tenant_unlink(t);
+		vg_tenant_put(t);
+	}
+	mutex_unlock(&vg_tenants_lock);
+	/* Wait for vg_tenant_free_rcu() of every tenant. */
+	rcu_barrier();
+	if (atomic_read(&vg_tenant_nobjects))
+		pr_err("%d tenant objects still referenced at unload\n",
+		       atomic_read(&vg_tenant_nobjects));
+}

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: the files of /sys/kernel/verbsgate/tenants/<name>/
+ * (docs/sysfs.md), one value per file, all read-only.
+ *
+ * Policy files read one field each with READ_ONCE (tenant.c writes them
+ * under vg_tenants_lock with WRITE_ONCE); selector files read fields fixed
+ * at creation; counter files sum the per-CPU counters. No file takes a
+ * lock, so a tenant's directory can be removed under vg_tenants_lock.
+ */
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+
+#include "sysfs.h"
+#include "tenant.h"
+
+static struct vg_ktenant *to_tenant(struct kobject *kobj)
+{
+	return container_of(kobj, struct vg_ktenant, kobj);
+}
+
+static ssize_t id_show(struct kobject *kobj, struct kobj_attribute *attr,
+		       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_tenant(kobj)->id);
+}
+
+static struct kobj_attribute id_attr = __ATTR_RO(id);
+
+static ssize_t class_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  vg_class_name(READ_ONCE(to_tenant(kobj)->pol.class)));
+}
+
+static struct kobj_attribute class_attr = __ATTR_RO(class);
+
+static ssize_t weight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_tenant(kobj)->pol.weight));
+}
+
+static struct kobj_attribute weight_attr = __ATTR_RO(weight);
+
+static ssize_t min_rate_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(to_tenant(kobj)->pol.min_rate));
+}
+
+static struct kobj_attribute min_rate_attr = __ATTR_RO(min_rate);
+
+static ssize_t max_rate_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(to_tenant(kobj)->pol.max_rate));
+}
+
+static struct kobj_attribute max_rate_attr = __ATTR_RO(max_rate);
+
+static ssize_t selector_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  vg_selector_name(to_tenant(kobj)->sel.type));
+}
+
+static struct kobj_attribute selector_attr = __ATTR_RO(selector);
+
+/* The selector's value: cgroup path, ULP name, or address prefix. */
+static ssize_t match_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	const struct vg_selector *sel = &to_tenant(kobj)->sel;
+
+	switch (sel->type) {
+	case VERBSGATE_SEL_CGROUP:
+		return sysfs_emit(buf, "%s\n", sel->path);
+	case VERBSGATE_SEL_ULP:
+		return sysfs_emit(buf, "%s\n", sel->ulp);
+	case VERBSGATE_SEL_LOCAL_ADDR:
+	case VERBSGATE_SEL_PEER_ADDR:
+		if (sel->v4)
+			return sysfs_emit(buf, "%pI4/%u\n",
+					  &sel->addr.s6_addr32[3],
+					  sel->plen - 96);
+		return sysfs_emit(buf, "%pI6c/%u\n", &sel->addr, sel->plen);
+	default:
+		return sysfs_emit(buf, "\n");
+	}
+}
+
+static struct kobj_attribute match_attr = __ATTR_RO(match);
+
+static ssize_t cgroup_id_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", cgroup_id(to_tenant(kobj)->sel.cgrp));
+}
+
+static struct kobj_attribute cgroup_id_attr = __ATTR_RO(cgroup_id);
+
+static ssize_t qps_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_tenant(kobj)->nqps));
+}
+
+static struct kobj_attribute qps_attr = __ATTR_RO(qps);
+
+/* A counter file: field @_field of the per-CPU sums. */
+#define VG_TENANT_STAT_ATTR(_name, _field)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	struct vg_tenant_stats s;					\
+									\
+	vg_tenant_stats_read(to_tenant(kobj), &s);			\
+	return sysfs_emit(buf, "%llu\n", s._field);			\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+VG_TENANT_STAT_ATTR(tx_bytes, tx_bytes);
+VG_TENANT_STAT_ATTR(tx_wrs, tx_wrs);
+VG_TENANT_STAT_ATTR(chunks, chunks);
+VG_TENANT_STAT_ATTR(split_wrs, split_wrs);
+VG_TENANT_STAT_ATTR(throttled_ns, throttled_ns);
+VG_TENANT_STAT_ATTR(queued_wrs, queued_wrs);
+
+static struct attribute *vg_tenant_attrs[] = {
+	&id_attr.attr,
+	&class_attr.attr,
+	&weight_attr.attr,
+	&min_rate_attr.attr,
+	&max_rate_attr.attr,
+	&selector_attr.attr,
+	&match_attr.attr,
+	&cgroup_id_attr.attr,
+	&qps_attr.attr,
+	&tx_bytes_attr.attr,
+	&tx_wrs_attr.attr,
+	&chunks_attr.attr,
+	&split_wrs_attr.attr,
+	&throttled_ns_attr.attr,
+	&queued_wrs_attr.attr,
+	NULL,
+};
+
+/* cgroup_id only for cgroup selectors; match not for the default tenant. */
+static umode_t vg_tenant_attr_visible(struct kobject *kobj,
+				      struct attribute *attr, int n)
+{
+	u32 type = to_tenant(kobj)->sel.type;
+
+	if (attr == &cgroup_id_attr.attr && type != VERBSGATE_SEL_CGROUP)
+		return 0;
+	if (attr == &match_attr.attr && type == VERBSGATE_SEL_DEFAULT)
+		return 0;
+	return attr->mode;
+}
+
+static const struct attribute_group vg_tenant_group = {
+	.attrs = vg_tenant_attrs,
+	.is_visible = vg_tenant_attr_visible,
+};
+
+const struct attribute_group *vg_tenant_groups[] = {
+	&vg_tenant_group,
+	NULL,
+};

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Tenants and devices as the kernel describes them in replies and events.
+// Attributes a reply lacks keep their defaults; unknown ones are ignored.
+#pragma once
+
+#include "genl_client.h"
+#include "requests.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vg {
+
+struct TenantStats {
+	uint64_t tx_bytes = 0;
+	uint64_t tx_wrs = 0;
+	uint64_t chunks = 0;
+	uint64_t split_wrs = 0;
+	uint64_t throttled_ns = 0;
+	uint64_t queued_wrs = 0;
+};
+
+struct Tenant {
+	uint32_t id = 0;
+	std::string name;
+	Selector sel;
+	bool has_config = false;	// class, weight, rates, selector
+	uint32_t cls = 0;
+	uint32_t weight = 0;
+	uint64_t min_rate = 0;
+	uint64_t max_rate = 0;
+	uint32_t qps = 0;
+	bool has_stats = false;
+	TenantStats stats;
+};
+
+struct Device {
+	uint32_t index = 0;
+	std::string name;
+	std::string driver;
+	uint32_t ports = 0;
+	uint64_t node_guid = 0;
+	bool has_settings = false;
+	// settings
+	uint64_t max_rate = 0;
+	uint64_t max_ops = 0;
+	uint64_t target_p99_ns = 0;
+	uint64_t step = 0;
+	uint64_t period_ns = 0;
+	uint32_t chunk_nolat = 0;
+	std::vector<ChunkEntry> chunk_table;
+	std::vector<OpCost> costs;	// bytes and units both set
+	bool lat_each = false;
+	bool enforce = false;
+	// state
+	uint32_t max_chunk = 0;
+	uint64_t safe_util = 0;
+	uint64_t rmin = 0;
+	uint32_t chunk_size = 0;
+	uint64_t ref_p99_ns = 0;
+	uint64_t aimd_increases = 0;
+	uint64_t aimd_decreases = 0;
+};
+
+Tenant parse_tenant(const Attrs &a);
+Device parse_device(const Attrs &a);
+
+// As /sys/class/infiniband/<dev>/node_guid prints it.
+std::string format_guid(uint64_t g);
+
+}  // namespace vg

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "requests.h"
+
+#include "units.h"
+
+#include <linux/verbsgate.h>
+
+#include <functional>
+#include <sstream>
+
+namespace vg {
+
+namespace {
+
+const char *const class_names[] = {"bandwidth", "throughput", "latency"};
+const char *const op_class_names[] = {"data", "atomic", "mr"};
+const char *const selector_names[] = {"default", "cgroup", "ulp", "local",
+				      "peer"};
+
+template <size_t N>
+uint32_t lookup(const std::string &word, const char *const (&names)[N],
+		const char *what)
+{
+	for (size_t i = 0; i < N; i++)
+		if (matches(word, names[i]))
+			return uint32_t(i);
+	std::string all;
+	for (size_t i = 0; i < N; i++)
+		all += std::string(i ? " | " : "") + names[i];
+	throw UsageError("unknown " + std::string(what) + " \"" + word +
+			 "\" (" + all + ")");
+}
+
+// Converts the next word with a units parser, naming the keyword on error.
+template <typename T>
+T value(Args &args, const char *keyword, const std::function<T(const std::string &)> &parse)
+{
+	std::string w = args.next(keyword);
+
+	try {
+		return parse(w);
+	} catch (const UnitError &e) {
+		throw UsageError(std::string(keyword) + ": " + e.what());
+	}
+}
+
+uint64_t rate(Args &args, const char *keyword, const char *zero_word)
+{
+	if (zero_word && args.accept(zero_word))
+		return 0;
+	return value<uint64_t>(args, keyword, parse_rate);
+}
+
+uint32_t u32(Args &args, const char *keyword)
+{
+	return uint32_t(value<uint64_t>(args, keyword, [](const std::string &s) {
+		return parse_uint(s, UINT32_MAX);
+	}));
+}
+
+uint32_t size32(Args &args, const char *keyword)
+{
+	return uint32_t(value<uint64_t>(args, keyword, [](const std::string &s) {
+		uint64_t v = parse_size(s);
+		if (v > UINT32_MAX)
+			throw UnitError("size \"" + s + "\" is above 4GiB");
+		return v;
+	}));
+}
+
+bool on_off(Args &args, const char *keyword, const char *on, const char *off)
+{
+	if (args.accept(on))
+		return true;
+	if (args.accept(off))
+		return false;
+	throw UsageError(std::string(keyword) + " takes " + on + " or " + off);
+}
+
+std::string name(Args &args, const char *what)
+{
+	std::string n = args.next(what);
+
+	if (n.empty())
+		throw UsageError(std::string("empty ") + what);
+	return n;
+}
+
+}  // namespace
+
+uint32_t parse_class(const std::string &word)
+{
+	return lookup(word, class_names, "class");
+}
+
+const char *class_name(uint32_t cls)
+{
+	return cls < std::size(class_names) ? class_names[cls] : "?";
+}
+
+uint32_t parse_op_class(const std::string &word)
+{
+	return lookup(word, op_class_names, "operation class");
+}
+
+const char *op_class_name(uint32_t cls)
+{
+	return cls < std::size(op_class_names) ? op_class_names[cls] : "?";
+}
+
+const char *selector_name(uint32_t type)
+{
+	return type < std::size(selector_names) ? selector_names[type] : "?";
+}
+
+std::vector<ChunkEntry> parse_chunk_table(const std::string &s)
+{
+	std::vector<ChunkEntry> table;
+	std::stringstream ss(s);
+	std::string item;
+
+	while (std::getline(ss, item, ',')) {
+		size_t at = item.find('@');
+		if (at == std::string::npos)
+			throw UsageError("chunk-table entry \"" + item +
+					 "\" is not SIZE@PERCENT");
+		ChunkEntry e;
+		try {
+			uint64_t size = parse_size(item.substr(0, at));
+			if (size > UINT32_MAX)
+				throw UnitError("size above 4GiB");
+			e.size = uint32_t(size);
+			e.util_ppm = parse_percent_ppm(item.substr(at + 1));
+		} catch (const UnitError &err) {
+			throw UsageError("chunk-table entry \"" + item +
+					 "\": " + err.what());
+		}
+		table.push_back(e);
+	}
+	if (table.empty())
+		throw UsageError("chunk-table needs at least one SIZE@PERCENT");
+	return table;
+}
+
+TenantAdd parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
+{
+	TenantAdd t;
+	bool has_sel = false, has_class = false, has_weight = false;
+
+	t.name = name(args, "tenant name");
+	while (!args.empty()) {
+		bool sel = true;
+
+		if (args.accept("cgroup")) {
+			t.sel.type = VERBSGATE_SEL_CGROUP;
+			t.sel.cgroup_path = cgroup_hierarchy_path(
+				args.next("cgroup path"), mounts);
+		} else if (args.accept("ulp")) {
+			t.sel.type = VERBSGATE_SEL_ULP;
+			t.sel.ulp = args.next("ULP name");
+		} else if (args.accept("local")) {
+			t.sel.type = VERBSGATE_SEL_LOCAL_ADDR;
+			t.sel.prefix = parse_prefix(args.next("local prefix"));
+		} else if (args.accept("peer")) {
+			t.sel.type = VERBSGATE_SEL_PEER_ADDR;
+			t.sel.prefix = parse_prefix(args.next("peer prefix"));
+		} else {
+			sel = false;
+			if (args.accept("class")) {
+				t.cls = parse_class(args.next("class"));
+				has_class = true;
+			} else if (args.accept("weight")) {
+				t.weight = u32(args, "weight");
+				has_weight = true;
+			} else if (args.accept("min")) {
+				t.min_rate = rate(args, "min", nullptr);
+			} else if (args.accept("max")) {
+				t.max_rate = rate(args, "max", nullptr);
+			} else {
+				throw UsageError("unknown tenant add argument \"" +
+						 args.peek() + "\"");
+			}
+		}
+		if (sel && has_sel)
+			throw UsageError("a tenant has one selector");
+		has_sel = has_sel || sel;
+	}
+	if (!has_sel)
+		throw UsageError("missing selector: cgroup PATH | ulp NAME | "
+				 "local PREFIX | peer PREFIX");
+	if (!has_class)
+		throw UsageError("missing class (bandwidth | throughput | "
+				 "latency)");
+	if (!has_weight)
+		throw UsageError("missing weight");
+	return t;
+}
+
+TenantSet parse_tenant_set(Args &args)
+{
+	TenantSet t;
+
+	t.name = name(args, "tenant name");
+	while (!args.empty()) {
+		if (args.accept("class"))
+			t.cls = parse_class(args.next("class"));
+		else if (args.accept("weight"))
+			t.weight = u32(args, "weight");
+		else if (args.accept("min"))
+			t.min_rate = rate(args, "min", "none");
+		else if (args.accept("max"))
+			t.max_rate = rate(args, "max", "none");
+		else if (args.peek() == "cgroup" || args.peek() == "ulp" ||
+			 args.peek() == "local" || args.peek() == "peer")
+			throw UsageError("a tenant's selector cannot change; "
+					 "delete and add the tenant");
+		else
+			throw UsageError("unknown tenant set argument \"" +
+					 args.peek() + "\"");
+	}
+	if (!t.cls && !t.weight && !t.min_rate && !t.max_rate)
+		throw UsageError("nothing to set: class, weight, min or max");
+	return t;
+}
+
+DevSet parse_dev_set(Args &args)
+{
+	DevSet d;
+
+	d.dev = name(args, "device name");
+	while (!args.empty()) {
+		if (args.accept("maxrate")) {
+			d.max_rate = rate(args, "maxrate", nullptr);
+		} else if (args.accept("maxops")) {
+			d.max_ops = value<uint64_t>(args, "maxops",
+						    [](const std::string &s) {
+				return parse_uint(s, UINT64_MAX);
+			});
+		} else if (args.accept("target-p99")) {
+			d.target_p99_ns = args.accept("none") ? 0 :
+				value<uint64_t>(args, "target-p99", parse_time);
+		} else if (args.accept("step")) {
+			d.step = args.accept("auto") ? 0 :
+				rate(args, "step", nullptr);
+		} else if (args.accept("period")) {
+			d.period_ns = value<uint64_t>(args, "period",
+						      parse_time);
+		} else if (args.peek() == "chunk") {
+			// Exact: "chunk" is also a prefix of the two below.
+			args.next("chunk");
+			d.chunk_table = std::vector<ChunkEntry>{
+				{size32(args, "chunk"), VERBSGATE_PPM}};
+		} else if (args.accept("chunk-table")) {
+			d.chunk_table = parse_chunk_table(
+				args.next("chunk-table"));
+		} else if (args.accept("chunk-nolat")) {
+			d.chunk_nolat = size32(args, "chunk-nolat");
+		} else if (args.accept("cost")) {
+			OpCost c;
+			c.cls = parse_op_class(args.next("operation class"));
+			for (;;) {
+				if (args.accept("bytes"))
+					c.bytes = u32(args, "cost bytes");
+				else if (args.accept("units"))
+					c.units = u32(args, "cost units");
+				else
+					break;
+			}
+			if (!c.bytes && !c.units)
+				throw UsageError("cost " +
+						 std::string(op_class_name(c.cls)) +
+						 " needs bytes N and/or units N");
+			for (const auto &o : d.costs)
+				if (o.cls == c.cls)
+					throw UsageError("cost " +
+							 std::string(op_class_name(c.cls)) +
+							 " given twice");
+			d.costs.push_back(c);
+		} else if (args.accept("latency-weight")) {
+			d.lat_each = on_off(args, "latency-weight", "each",
+					    "group");
+		} else if (args.accept("enforce")) {
+			d.enforce = on_off(args, "enforce", "on", "off");
+		} else {
+			throw UsageError("unknown dev set argument \"" +
+					 args.peek() + "\"");
+		}
+	}
+	if (!d.max_rate && !d.max_ops && !d.target_p99_ns && !d.step &&
+	    !d.period_ns && !d.chunk_nolat && !d.chunk_table &&
+	    d.costs.empty() && !d.lat_each && !d.enforce)
+		throw UsageError("nothing to set; see 'verbsgate dev help'");
+	return d;
+}
+
+}  // namespace vg

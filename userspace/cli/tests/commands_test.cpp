@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Every object's command words: help, and usage errors found before any
+// netlink request (so these run without the kernel module).
+#include "commands.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+
+using namespace vg;
+
+namespace {
+
+using Cmd = std::function<int(Args &, const Output &)>;
+
+const std::vector<std::pair<const char *, Cmd>> objects = {
+	{"status", cmd_status}, {"tenant", cmd_tenant}, {"dev", cmd_dev},
+	{"stats", cmd_stats}, {"monitor", cmd_monitor},
+};
+
+int run(const Cmd &cmd, std::vector<std::string> words, std::string *out)
+{
+	GlobalOptions opts;
+	std::ostringstream s;
+	Output o(opts, s);
+	Args a(std::move(words));
+	int ret = cmd(a, o);
+	*out = s.str();
+	return ret;
+}
+
+}  // namespace
+
+TEST(Commands, EveryObjectHasHelp)
+{
+	for (const auto &[name, cmd] : objects) {
+		std::string out;
+		EXPECT_EQ(run(cmd, {"help"}, &out), 0) << name;
+		EXPECT_EQ(out.rfind("Usage: verbsgate", 0), 0u) << name << out;
+		EXPECT_NE(out.find(name), std::string::npos) << name << out;
+	}
+}
+
+TEST(Commands, UsageErrorsComeBeforeTheKernel)
+{
+	const std::vector<std::pair<Cmd, std::vector<std::string>>> bad = {
+		{cmd_status, {"now"}},
+		{cmd_tenant, {"frobnicate"}},
+		{cmd_tenant, {"show", "a", "b"}},
+		{cmd_tenant, {"del"}},
+		{cmd_tenant, {"del", "a", "b"}},
+		{cmd_tenant, {"add", "a", "ulp", "x", "class", "latency"}},
+		{cmd_tenant, {"set", "a"}},
+		{cmd_dev, {"frobnicate"}},
+		{cmd_dev, {"show", "rxe0", "extra"}},
+		{cmd_dev, {"set", "rxe0"}},
+		{cmd_dev, {"set", "rxe0", "maxrate", "fast"}},
+		{cmd_stats, {"tenant"}},
+		{cmd_stats, {"bogus"}},
+		{cmd_monitor, {"now"}},
+	};
+	for (const auto &[cmd, words] : bad) {
+		std::string out;
+		EXPECT_THROW(run(cmd, words, &out), UsageError) << words[0];
+	}
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Requests as the kernel will see them: build with libnl, parse back.
+#include "encode.h"
+#include "genl_client.h"
+
+#include <linux/genetlink.h>
+#include <linux/verbsgate.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+using namespace vg;
+
+namespace {
+
+struct Msg {
+	std::unique_ptr<nl_msg, void (*)(nl_msg *)> m{nlmsg_alloc(), nlmsg_free};
+
+	Msg()
+	{
+		genlmsg_put(m.get(), 0, 0, 42, 0, 0, 1, 1);
+	}
+	nlattr *attrs() const { return genlmsg_attrdata(genlmsg_hdr(hdr()), 0); }
+	int len() const { return genlmsg_attrlen(genlmsg_hdr(hdr()), 0); }
+	nlmsghdr *hdr() const { return nlmsg_hdr(m.get()); }
+	uint32_t offset_of(const nlattr *a) const
+	{
+		return uint32_t(reinterpret_cast<const char *>(a) -
+				reinterpret_cast<const char *>(hdr()));
+	}
+};
+
+}  // namespace
+
+TEST(Encode, TenantAddWithNestedSelector)
+{
+	Msg msg;
+	TenantAdd t;
+	t.name = "blue";
+	t.sel.type = VERBSGATE_SEL_PEER_ADDR;
+	t.sel.prefix.len = 4;
+	t.sel.prefix.addr = {10, 77, 0, 0};
+	t.sel.prefix.plen = 24;
+	t.cls = VERBSGATE_CLASS_LATENCY;
+	t.weight = 7;
+	t.max_rate = 1000;
+	put_tenant_add(msg.m.get(), t);
+
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	EXPECT_STREQ(nla_get_string(tb[VERBSGATE_ATTR_TENANT_NAME]), "blue");
+	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_CLASS]),
+		  uint32_t(VERBSGATE_CLASS_LATENCY));
+	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_WEIGHT]), 7u);
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_MAX_RATE]), 1000u);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_MIN_RATE], nullptr);
+
+	nlattr *sel = tb[VERBSGATE_ATTR_TENANT_SELECTOR];
+	ASSERT_NE(sel, nullptr);
+	EXPECT_TRUE(sel->nla_type & NLA_F_NESTED);  // the kernel insists
+	nlattr *st[VERBSGATE_SEL_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse_nested(st, VERBSGATE_SEL_ATTR_MAX, sel, nullptr), 0);
+	EXPECT_EQ(nla_get_u32(st[VERBSGATE_SEL_ATTR_TYPE]),
+		  uint32_t(VERBSGATE_SEL_PEER_ADDR));
+	EXPECT_EQ(nla_len(st[VERBSGATE_SEL_ATTR_ADDR]), 4);
+	EXPECT_EQ(nla_get_u8(st[VERBSGATE_SEL_ATTR_PREFIX_LEN]), 24);
+
+	// Error offsets from the kernel name the attribute the CLI sent.
+	EXPECT_EQ(attr_name_at(msg.hdr(),
+			       msg.offset_of(tb[VERBSGATE_ATTR_TENANT_WEIGHT])),
+		  "weight");
+	EXPECT_EQ(attr_name_at(msg.hdr(),
+			       msg.offset_of(st[VERBSGATE_SEL_ATTR_ADDR])),
+		  "address");
+	EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(sel)), "selector");
+	EXPECT_EQ(attr_name_at(msg.hdr(), 3), "");
+	EXPECT_EQ(attr_name_at(msg.hdr(), 100000), "");
+}
+
+TEST(Encode, DevSetArraysAndOnlyGivenSettings)
+{
+	Msg msg;
+	DevSet d;
+	d.dev = "rxe0";
+	d.target_p99_ns = 8000;
+	d.chunk_table = std::vector<ChunkEntry>{{2048, 400000}, {5120, 1000000}};
+	d.costs.push_back({VERBSGATE_OP_CLASS_MR, std::nullopt, 16u});
+	d.enforce = false;
+	put_dev_set(msg.m.get(), d);
+
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	EXPECT_STREQ(nla_get_string(tb[VERBSGATE_ATTR_DEV_NAME]), "rxe0");
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_DEV_TARGET_P99]), 8000u);
+	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_DEV_ENFORCE]), 0);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_DEV_MAX_RATE], nullptr);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_DEV_LAT_EACH], nullptr);
+
+	std::vector<std::pair<uint32_t, uint32_t>> entries;
+	nlattr *ent;
+	int rem;
+	const nlattr *second_size = nullptr;
+	nla_for_each_nested(ent, tb[VERBSGATE_ATTR_DEV_CHUNK_TABLE], rem) {
+		nlattr *et[VERBSGATE_CHUNK_ATTR_MAX + 1];
+		ASSERT_EQ(nla_parse_nested(et, VERBSGATE_CHUNK_ATTR_MAX, ent,
+					   nullptr), 0);
+		entries.emplace_back(nla_get_u32(et[VERBSGATE_CHUNK_ATTR_SIZE]),
+				     nla_get_u32(et[VERBSGATE_CHUNK_ATTR_UTIL]));
+		second_size = et[VERBSGATE_CHUNK_ATTR_SIZE];
+	}
+	EXPECT_EQ(entries, (std::vector<std::pair<uint32_t, uint32_t>>{
+				   {2048, 400000}, {5120, 1000000}}));
+	EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(second_size)),
+		  "chunk-table size");
+
+	nlattr *cost = static_cast<nlattr *>(
+		nla_data(tb[VERBSGATE_ATTR_DEV_OP_COSTS]));
+	nlattr *ct[VERBSGATE_OPCOST_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse_nested(ct, VERBSGATE_OPCOST_ATTR_MAX, cost,
+				   nullptr), 0);
+	EXPECT_EQ(nla_get_u32(ct[VERBSGATE_OPCOST_ATTR_CLASS]),
+		  uint32_t(VERBSGATE_OP_CLASS_MR));
+	EXPECT_EQ(ct[VERBSGATE_OPCOST_ATTR_BYTES], nullptr);
+	EXPECT_EQ(nla_get_u32(ct[VERBSGATE_OPCOST_ATTR_UNITS]), 16u);
+}

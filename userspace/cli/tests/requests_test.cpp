@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Every command's grammar, without the kernel.
+#include "requests.h"
+
+#include <linux/verbsgate.h>
+
+#include <gtest/gtest.h>
+
+using namespace vg;
+
+namespace {
+
+const std::vector<Cgroup2Mount> mounts = {{"/sys/fs/cgroup", "/"}};
+
+TenantAdd add(std::vector<std::string> words)
+{
+	Args a(std::move(words));
+	return parse_tenant_add(a, mounts);
+}
+
+TenantSet set(std::vector<std::string> words)
+{
+	Args a(std::move(words));
+	return parse_tenant_set(a);
+}
+
+DevSet dev(std::vector<std::string> words)
+{
+	Args a(std::move(words));
+	return parse_dev_set(a);
+}
+
+}  // namespace
+
+TEST(TenantAdd, CgroupSelector)
+{
+	TenantAdd t = add({"blue", "cgroup", "/sys/fs/cgroup/tenants/blue",
+			   "class", "bandwidth", "weight", "4", "min",
+			   "400mbit", "max", "25gbit"});
+	EXPECT_EQ(t.name, "blue");
+	EXPECT_EQ(t.sel.type, uint32_t(VERBSGATE_SEL_CGROUP));
+	EXPECT_EQ(t.sel.cgroup_path, "/tenants/blue");
+	EXPECT_EQ(t.cls, uint32_t(VERBSGATE_CLASS_BANDWIDTH));
+	EXPECT_EQ(t.weight, 4u);
+	EXPECT_EQ(t.min_rate, 50000000u);
+	EXPECT_EQ(t.max_rate, 3125000000u);
+}
+
+TEST(TenantAdd, OtherSelectorsAndOrder)
+{
+	TenantAdd u = add({"nvme", "weight", "2", "class", "throughput", "ulp",
+			   "nvmet_rdma"});
+	EXPECT_EQ(u.sel.type, uint32_t(VERBSGATE_SEL_ULP));
+	EXPECT_EQ(u.sel.ulp, "nvmet_rdma");
+	EXPECT_EQ(u.cls, uint32_t(VERBSGATE_CLASS_THROUGHPUT));
+	EXPECT_FALSE(u.min_rate);
+	EXPECT_FALSE(u.max_rate);
+
+	TenantAdd l = add({"l", "local", "10.77.0.0/24", "class", "latency",
+			   "weight", "1"});
+	EXPECT_EQ(l.sel.type, uint32_t(VERBSGATE_SEL_LOCAL_ADDR));
+	EXPECT_EQ(l.sel.prefix.len, 4u);
+	EXPECT_EQ(l.sel.prefix.plen, 24u);
+	EXPECT_EQ(l.cls, uint32_t(VERBSGATE_CLASS_LATENCY));
+
+	TenantAdd p = add({"p", "peer", "fd00::/64", "cl", "lat", "w", "9"});
+	EXPECT_EQ(p.sel.type, uint32_t(VERBSGATE_SEL_PEER_ADDR));
+	EXPECT_EQ(p.sel.prefix.len, 16u);
+	EXPECT_EQ(p.weight, 9u);
+}
+
+TEST(TenantAdd, Errors)
+{
+	EXPECT_THROW(add({}), UsageError);
+	EXPECT_THROW(add({"x", "class", "bandwidth", "weight", "1"}),
+		     UsageError);  // no selector
+	EXPECT_THROW(add({"x", "ulp", "a", "weight", "1"}), UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth"}), UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "cgroup", "/a", "class",
+			  "bandwidth", "weight", "1"}),
+		     UsageError);  // two selectors
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "gold", "weight", "1"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight",
+			  "four"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight",
+			  "4294967296"}),
+		     UsageError);  // beyond u32
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "min", "400mbits"}),
+		     UsageError);  // bad unit
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "max", "99999999999tbit"}),
+		     UsageError);  // overflow
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "colour", "blue"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "local", "10.0.0.1/24", "class", "bandwidth",
+			  "weight", "1"}),
+		     UsageError);  // host bits
+	EXPECT_THROW(add({"x", "cgroup", "tenants/blue", "class", "bandwidth",
+			  "weight", "1"}),
+		     UsageError);  // relative path
+	EXPECT_THROW(add({"x", "cgroup"}), UsageError);
+}
+
+TEST(TenantSet, FieldsNoneAndErrors)
+{
+	TenantSet t = set({"blue", "weight", "8", "min", "none", "max", "1gbit"});
+	EXPECT_EQ(t.weight, 8u);
+	EXPECT_EQ(t.min_rate, 0u);
+	EXPECT_EQ(t.max_rate, 125000000u);
+	EXPECT_FALSE(t.cls);
+
+	TenantSet c = set({"blue", "class", "latency"});
+	EXPECT_EQ(c.cls, uint32_t(VERBSGATE_CLASS_LATENCY));
+	EXPECT_FALSE(c.weight);
+
+	EXPECT_THROW(set({"blue"}), UsageError);  // nothing to set
+	EXPECT_THROW(set({"blue", "cgroup", "/x"}), UsageError);
+	EXPECT_THROW(set({"blue", "weight"}), UsageError);
+	EXPECT_THROW(set({"blue", "max", "fast"}), UsageError);
+}
+
+TEST(DevSet, EverySetting)
+{
+	DevSet d = dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
+			"target-p99", "8us", "step", "100mbit", "period",
+			"200us", "chunk-table", "2k@40%,5k@100%", "chunk-nolat",
+			"1m", "cost", "atomic", "bytes", "800", "units", "3",
+			"cost", "mr", "units", "16", "latency-weight", "each",
+			"enforce", "off"});
+	EXPECT_EQ(d.dev, "rxe0");
+	EXPECT_EQ(d.max_rate, 3125000000u);
+	EXPECT_EQ(d.max_ops, 30000000u);
+	EXPECT_EQ(d.target_p99_ns, 8000u);
+	EXPECT_EQ(d.step, 12500000u);
+	EXPECT_EQ(d.period_ns, 200000u);
+	ASSERT_TRUE(d.chunk_table);
+	EXPECT_EQ(*d.chunk_table,
+		  (std::vector<ChunkEntry>{{2048, 400000}, {5120, 1000000}}));
+	EXPECT_EQ(d.chunk_nolat, 1048576u);
+	ASSERT_EQ(d.costs.size(), 2u);
+	EXPECT_EQ(d.costs[0].cls, uint32_t(VERBSGATE_OP_CLASS_ATOMIC));
+	EXPECT_EQ(d.costs[0].bytes, 800u);
+	EXPECT_EQ(d.costs[0].units, 3u);
+	EXPECT_EQ(d.costs[1].cls, uint32_t(VERBSGATE_OP_CLASS_MR));
+	EXPECT_FALSE(d.costs[1].bytes);
+	EXPECT_EQ(d.costs[1].units, 16u);
+	EXPECT_EQ(d.lat_each, true);
+	EXPECT_EQ(d.enforce, false);
+}
+
+TEST(DevSet, ChunkNoneAutoAndOn)
+{
+	DevSet d = dev({"rxe0", "chunk", "5k", "target-p99", "none", "step",
+			"auto", "enforce", "on", "latency-weight", "group"});
+	EXPECT_EQ(*d.chunk_table, (std::vector<ChunkEntry>{{5120, 1000000}}));
+	EXPECT_EQ(d.target_p99_ns, 0u);
+	EXPECT_EQ(d.step, 0u);
+	EXPECT_EQ(d.enforce, true);
+	EXPECT_EQ(d.lat_each, false);
+}
+
+TEST(DevSet, Errors)
+{
+	EXPECT_THROW(dev({"rxe0"}), UsageError);  // nothing to set
+	EXPECT_THROW(dev({}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "target-p99", "8parsecs"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "maxrate", "1.5bps"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "maxops", "18446744073709551616"}),
+		     UsageError);
+	EXPECT_THROW(dev({"rxe0", "chunk", "8g"}), UsageError);  // > 4 GiB
+	EXPECT_THROW(dev({"rxe0", "chunk-table", "5k"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "chunk-table", "5k@101%"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "cost", "data"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "cost", "vector", "bytes", "1"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "cost", "data", "bytes", "1", "cost", "data",
+			  "units", "2"}),
+		     UsageError);
+	EXPECT_THROW(dev({"rxe0", "enforce", "maybe"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "latency-weight", "some"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "turbo", "on"}), UsageError);
+}
+
+TEST(Names, ClassesAndOpClasses)
+{
+	EXPECT_EQ(parse_class("band"), uint32_t(VERBSGATE_CLASS_BANDWIDTH));
+	EXPECT_STREQ(class_name(VERBSGATE_CLASS_THROUGHPUT), "throughput");
+	EXPECT_STREQ(class_name(77), "?");
+	EXPECT_EQ(parse_op_class("mr"), uint32_t(VERBSGATE_OP_CLASS_MR));
+	EXPECT_STREQ(selector_name(VERBSGATE_SEL_PEER_ADDR), "peer");
+}
