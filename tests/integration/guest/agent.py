@@ -9,13 +9,17 @@ The host learns that the agent is up from the reply to its first request.
 
 Requests run one at a time in `sh -c` in their own session; on timeout the
 whole process group is killed. Commands that start background processes
-must redirect their output, or the reply waits for them.
+must redirect their output, or the reply waits for them. Background
+processes outlive their command and are re-parented to the agent (PID 1);
+a reaper thread collects them as soon as they exit, so `kill -0 PID` in a
+later command sees them gone.
 """
 import glob
 import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 PORT_NAME = "vg.ctl"
@@ -30,23 +34,49 @@ def find_port():
     raise SystemExit(f"agent: no virtio port named {PORT_NAME}")
 
 
-def reap_orphans():
-    # As PID 1 we inherit every orphan; collect them between requests,
-    # when no child of ours is running, so no exit status is stolen.
-    while True:
+# The command running now: its exit status belongs to communicate().
+running_lock = threading.Lock()
+running_pid = None
+
+
+def zombie_children():
+    me = str(os.getpid())
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+            with open(f"/proc/{entry}/stat") as f:
+                # pid (comm) state ppid ...; comm may hold spaces
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == "Z" and fields[1] == me:
+            yield int(entry)
+
+
+def reaper(wake):
+    while True:
+        wake.wait(1.0)
+        wake.clear()
+        with running_lock:
+            for pid in zombie_children():
+                if pid != running_pid:
+                    try:
+                        os.waitpid(pid, 0)
+                    except ChildProcessError:
+                        pass
 
 
 def run(cmd, timeout):
+    global running_pid
     start = time.monotonic()
-    proc = subprocess.Popen(["/bin/sh", "-c", cmd], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    with running_lock:
+        proc = subprocess.Popen(["/bin/sh", "-c", cmd],
+                                stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        running_pid = proc.pid
     try:
         out, _ = proc.communicate(timeout=timeout)
         rc = proc.returncode
@@ -61,6 +91,9 @@ def run(cmd, timeout):
 
 def main():
     fd = os.open(find_port(), os.O_RDWR)
+    wake = threading.Event()
+    signal.signal(signal.SIGCHLD, lambda *_: wake.set())
+    threading.Thread(target=reaper, args=(wake,), daemon=True).start()
     rx = os.fdopen(fd, "rb", buffering=0)
 
     def send(obj):
@@ -84,7 +117,6 @@ def main():
             except (ValueError, KeyError) as e:
                 reply = {"id": None, "rc": None, "out": f"agent: bad request: {e}"}
             send(reply)
-            reap_orphans()
 
 
 if __name__ == "__main__":

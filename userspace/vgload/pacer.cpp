@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "pacer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vgload {
+
+Pacer::Pacer(double ops_per_s, uint32_t burst)
+	: interval_ns_(ops_per_s > 0 ? 1e9 / ops_per_s : 0),
+	  burst_(std::max<uint32_t>(burst, 1))
+{
+}
+
+void Pacer::start(uint64_t now) { next_ = double(now); }
+
+uint64_t Pacer::allowed(uint64_t now) const
+{
+	if (!limited())
+		return UINT64_MAX;
+	double t = double(now);
+
+	if (t < next_)
+		return 0;
+	uint64_t due = uint64_t(std::floor((t - next_) / interval_ns_)) + 1;
+
+	return std::min<uint64_t>(due, burst_);
+}
+
+void Pacer::consume(uint64_t n, uint64_t now)
+{
+	if (!limited())
+		return;
+	// Forget debt older than one burst before advancing.
+	double floor_t = double(now) - double(burst_ - 1) * interval_ns_;
+
+	if (next_ < floor_t)
+		next_ = floor_t;
+	next_ += double(n) * interval_ns_;
+}
+
+}  // namespace vgload

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Offered-rate pacing for one worker (--rate split over threads).
+//
+// Operation k is due at start + k * interval. A worker that fell behind
+// (its QPs were full) may catch up by at most `burst` operations: a paced
+// tenant must not turn a stall into an unbounded burst.
+#pragma once
+
+#include <cstdint>
+
+namespace vgload {
+
+class Pacer {
+public:
+	// ops_per_s <= 0: unlimited. burst >= 1.
+	Pacer(double ops_per_s = 0, uint32_t burst = 1);
+
+	bool limited() const { return interval_ns_ > 0; }
+	void start(uint64_t now);
+
+	// Operations that may be posted at `now` (UINT64_MAX when unlimited).
+	uint64_t allowed(uint64_t now) const;
+
+	// Records n posted operations.
+	void consume(uint64_t n, uint64_t now);
+
+	// Absolute time at which the next operation becomes due.
+	uint64_t next_due() const { return uint64_t(next_); }
+
+	double interval_ns() const { return interval_ns_; }
+
+private:
+	double interval_ns_ = 0;
+	double next_ = 0;
+	uint32_t burst_ = 1;
+};
+
+}  // namespace vgload

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <poll.h>
+
+#include "clock.h"
+#include "report.h"
+#include "signals.h"
+#include "tcp.h"
+
+namespace vgload {
+
+RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
+		     const std::function<void()> &join, Conn *peer)
+{
+	RunOutcome out;
+	const uint64_t t0 = now_ns();
+	uint64_t start = t0 + seconds_to_ns(o.warmup_s);
+	const uint64_t never = UINT64_MAX;
+	const uint64_t deadline =
+		o.duration_s > 0 ? start + seconds_to_ns(o.duration_s) : never;
+	const uint64_t hard = t0 + seconds_to_ns(effective_timeout_s(o));
+	const uint64_t step = seconds_to_ns(o.interval_s);
+	const bool print = !o.json && !o.quiet && step;
+	bool warm = start == t0;
+	uint64_t iv_start = start;
+	uint64_t next_iv = step ? start + step : never;
+	auto rel = [&](uint64_t t) { return double(t - start) / 1e9; };
+
+	for (;;) {
+		uint64_t now = now_ns();
+
+		if (stop_requested()) {
+			out.end_reason = "interrupted";
+			out.message = std::string("stopped by ") + stop_signal_name();
+			break;
+		}
+		if (!warm && now >= start) {
+			c.discard();   // warm-up operations are not measured
+			warm = true;
+		}
+		if (warm && now >= next_iv) {
+			IntervalRecord iv = c.close_interval(rel(iv_start), rel(now));
+
+			out.intervals.push_back(iv);
+			if (print) {
+				printf("%s\n", human_interval(iv).c_str());
+				fflush(stdout);
+			}
+			iv_start = now;
+			next_iv += step;
+			if (next_iv <= now)   // we overslept; don't replay intervals
+				next_iv = now + step;
+		}
+		if (now >= deadline) {
+			out.end_reason = "duration";
+			break;
+		}
+		if (now >= hard) {
+			out.end_reason = "timeout";
+			out.ok = false;
+			out.message = "run exceeded its time limit of " +
+				      std::to_string(int(effective_timeout_s(o))) +
+				      " s (--timeout)";
+			break;
+		}
+		if (ctl.running.load() == 0) {
+			out.end_reason = "workers_done";
+			break;
+		}
+
+		uint64_t wake = std::min<uint64_t>({ deadline, hard, next_iv,
+					   warm ? never : start,
+					   now + 200000000ull });
+		int ms = wake > now ? int((wake - now + 999999) / 1000000) : 0;
+
+		if (!peer) {
+			// Short naps so finishing workers end the run promptly.
+			sleep_until_ns(std::min<uint64_t>(wake, now + 20000000ull));
+			continue;
+		}
+		pollfd p{ peer->fd(), POLLIN, 0 };
+
+		if (poll(&p, 1, std::min(ms, 20)) <= 0)
+			continue;
+		try {
+			MsgType t;
+			std::vector<uint8_t> payload;
+
+			if (peer->recv(t, payload, 0)) {
+				out.end_reason = "peer_abort";
+				out.ok = false;
+				out.message = "server " + peer->peer() + " ended the run: " +
+					      (t == MsgType::Abort ?
+						       decode_text(payload) :
+						       std::string("unexpected ") +
+							       msg_type_name(t));
+				break;
+			}
+		} catch (const PeerClosed &e) {
+			out.end_reason = "peer_closed";
+			out.ok = false;
+			out.message = std::string(e.what()) + " during the run (server died?)";
+			break;
+		} catch (const std::exception &e) {
+			out.end_reason = "peer_closed";
+			out.ok = false;
+			out.message = e.what();
+			break;
+		}
+	}
+
+	const uint64_t stop_t = now_ns();
+
+	ctl.stop.store(true);
+	join();
+	if (!warm) {
+		c.discard();
+		iv_start = start = stop_t;
+	}
+	if (stop_t > iv_start || out.intervals.empty()) {
+		IntervalRecord iv = c.close_interval(rel(iv_start), rel(stop_t));
+
+		// A partial last interval is listed only if it is the only one
+		// or long enough to mean something; its counts are in the
+		// total either way.
+		bool keep = out.intervals.empty() ||
+			    (stop_t - iv_start) * 10 >= step;
+
+		if (keep)
+			out.intervals.push_back(iv);
+		if (print && keep && out.intervals.size() > 1) {
+			printf("%s\n", human_interval(iv).c_str());
+			fflush(stdout);
+		}
+	}
+	out.measured_s = stop_t > start ? double(stop_t - start) / 1e9 : 0;
+	return out;
+}
+
+}  // namespace vgload

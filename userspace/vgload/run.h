@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The measurement clock shared by traffic runs and storms: warm-up,
+// interval reports, the deadline, the hard timeout, Ctrl-C, and watching
+// the peer's TCP connection. Workers only look at RunControl::stop.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "options.h"
+#include "stats.h"
+
+namespace vgload {
+
+class Conn;
+
+struct RunControl {
+	std::atomic<bool> stop{ false };
+	std::atomic<unsigned> running{ 0 };   // workers still in their loop
+};
+
+struct RunOutcome {
+	// duration | workers_done | interrupted | timeout | peer_closed |
+	// peer_abort
+	std::string end_reason;
+	bool ok = true;
+	std::string message;
+	double measured_s = 0;
+	std::vector<IntervalRecord> intervals;
+};
+
+// Runs until the duration elapses, all workers finish, a signal, the hard
+// timeout, or trouble on `peer` (may be null). Then sets ctl.stop, calls
+// join() and closes the last interval, so the collector's total covers
+// exactly the measured window.
+RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
+		     const std::function<void()> &join, Conn *peer);
+
+}  // namespace vgload

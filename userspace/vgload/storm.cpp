@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "storm.h"
+
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "clock.h"
+#include "device.h"
+#include "pacer.h"
+#include "report.h"
+#include "resources.h"
+#include "run.h"
+#include "signals.h"
+
+namespace vgload {
+
+namespace {
+
+class StormWorker {
+public:
+	StormWorker(const Options &o, const Device &d, ibv_pd *pd,
+		    StatsShard &shard)
+		: o_(o), d_(d), pd_(pd), shard_(shard),
+		  pacer_(o.rate / o.threads, 1)
+	{
+	}
+
+	void run(RunControl &ctl);
+
+private:
+	// Times one verb call and records it under `verb`.
+	template <typename F>
+	bool timed(const char *verb, F &&call);
+	void pace();
+	void mr_round(RunControl &ctl);
+	void qp_round(RunControl &ctl);
+	void cq_round(RunControl &ctl);
+
+	const Options &o_;
+	const Device &d_;
+	ibv_pd *pd_;
+	StatsShard &shard_;
+	Pacer pacer_;
+	Memory mem_;
+	CqPtr cq_;            // qp-storm: the QPs' CQ
+	bool backoff_ = false;
+};
+
+template <typename F>
+bool StormWorker::timed(const char *verb, F &&call)
+{
+	pace();
+	uint64_t t = now_ns();
+	int err = call();
+	uint64_t dt = now_ns() - t;
+	auto g = shard_.lock();
+	VerbCounters &v = g->verbs[verb];
+
+	pacer_.consume(1, t);
+	if (err) {
+		v.errors++;
+		g->errors[std::string(verb) + ":" + errno_name(err)]++;
+		return false;
+	}
+	v.ops++;
+	v.lat.record(dt);
+	g->ops++;
+	g->lat.record(dt);
+	return true;
+}
+
+void StormWorker::pace()
+{
+	if (!pacer_.limited())
+		return;
+	for (;;) {
+		uint64_t now = now_ns();
+
+		if (pacer_.allowed(now))
+			return;
+		sleep_until_ns(pacer_.next_due());
+	}
+}
+
+// The create loops hold their objects in owning pointers, so nothing leaks
+// if a round is cut short; the destroy loops release them into the timed
+// verb call.
+void StormWorker::mr_round(RunControl &ctl)
+{
+	const uint64_t stride = round_up(o_.mr_size, PAGE);
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ;
+	std::vector<MrPtr> mrs;
+
+	for (uint32_t i = 0; i < o_.mrs && !ctl.stop.load(); i++) {
+		ibv_mr *mr = nullptr;
+
+		if (!timed("ibv_reg_mr", [&] {
+			    mr = ibv_reg_mr(pd_, mem_.data() + i * stride, o_.mr_size,
+					    access);
+			    return mr ? 0 : errno;
+		    }))
+			break;
+		mrs.emplace_back(mr);
+	}
+	backoff_ = mrs.empty();
+	for (auto &mr : mrs)
+		timed("ibv_dereg_mr", [&] {
+			return verbs_errno(ibv_dereg_mr(mr.release()));
+		});
+}
+
+void StormWorker::qp_round(RunControl &ctl)
+{
+	std::vector<QpPtr> qps;
+	ibv_qp_init_attr a{};
+
+	a.send_cq = cq_.get();
+	a.recv_cq = cq_.get();
+	a.qp_type = to_ibv(o_.qp_type);
+	a.cap.max_send_wr = 1;
+	a.cap.max_recv_wr = 1;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	for (uint32_t i = 0; i < o_.qps && !ctl.stop.load(); i++) {
+		ibv_qp *qp = nullptr;
+
+		if (!timed("ibv_create_qp", [&] {
+			    qp = ibv_create_qp(pd_, &a);
+			    return qp ? 0 : errno;
+		    }))
+			break;
+		qps.emplace_back(qp);
+	}
+	backoff_ = qps.empty();
+	for (auto &qp : qps)
+		timed("ibv_destroy_qp", [&] {
+			return verbs_errno(ibv_destroy_qp(qp.release()));
+		});
+}
+
+void StormWorker::cq_round(RunControl &ctl)
+{
+	std::vector<CqPtr> cqs;
+
+	for (uint32_t i = 0; i < o_.cqs && !ctl.stop.load(); i++) {
+		ibv_cq *cq = nullptr;
+
+		if (!timed("ibv_create_cq", [&] {
+			    cq = ibv_create_cq(d_.ctx.get(), int(o_.cq_size), nullptr,
+					       nullptr, 0);
+			    return cq ? 0 : errno;
+		    }))
+			break;
+		cqs.emplace_back(cq);
+	}
+	backoff_ = cqs.empty();
+	for (auto &cq : cqs)
+		timed("ibv_destroy_cq", [&] {
+			return verbs_errno(ibv_destroy_cq(cq.release()));
+		});
+}
+
+void StormWorker::run(RunControl &ctl)
+{
+	try {
+		if (o_.mode == Mode::MrStorm)
+			mem_ = Memory(round_up(o_.mr_size, PAGE) * o_.mrs);
+		if (o_.mode == Mode::QpStorm)
+			cq_ = create_cq(d_, 2, nullptr, "qp-storm completion queue");
+	} catch (const std::exception &e) {
+		auto g = shard_.lock();
+
+		g->errors[std::string("setup: ") + e.what()]++;
+		ctl.running.fetch_sub(1);
+		return;
+	}
+	pacer_.start(now_ns());
+	while (!ctl.stop.load()) {
+		switch (o_.mode) {
+		case Mode::MrStorm: mr_round(ctl); break;
+		case Mode::QpStorm: qp_round(ctl); break;
+		case Mode::CqStorm: cq_round(ctl); break;
+		default: break;
+		}
+		// A verb that fails at once (a device limit) would otherwise
+		// turn the storm into a tight error loop.
+		if (backoff_)
+			sleep_until_ns(now_ns() + 1000000);
+	}
+	ctl.running.fetch_sub(1);
+}
+
+}  // namespace
+
+int run_storm(const Options &o)
+{
+	RunReport rep;
+	Device d;
+	PdPtr pd;
+
+	rep.opts = &o;
+	try {
+		d = open_device(o.dev, o.ib_port, o.gid_index);
+		rep.has_device = true;
+		rep.device = d.record();
+		TrafficNeeds need;
+
+		need.qps = o.mode == Mode::QpStorm ? o.qps * o.threads : 1;
+		need.mrs = o.mode == Mode::MrStorm ? o.mrs * o.threads : 1;
+		need.mr_size = o.mode == Mode::MrStorm ? o.mr_size : 0;
+		need.cqs = o.mode == Mode::CqStorm ? o.cqs * o.threads : o.threads;
+		need.max_cq_entries = o.mode == Mode::CqStorm ? o.cq_size : 2;
+		check_limits(d, need);
+		pd = alloc_pd(d.ctx.get());
+	} catch (const std::exception &e) {
+		fprintf(stderr, "vgload: error: %s\n", e.what());
+		if (o.json) {
+			rep.ok = false;
+			rep.end_reason = "setup_failed";
+			rep.message = e.what();
+			print_report(rep);
+		}
+		return 1;
+	}
+
+	Collector col(o.threads);
+	RunControl ctl;
+	std::vector<std::unique_ptr<StormWorker>> workers;
+	std::vector<std::thread> threads;
+
+	for (unsigned t = 0; t < o.threads; t++)
+		workers.push_back(std::make_unique<StormWorker>(o, d, pd.get(),
+								col.shard(t)));
+	block_stop_signals();
+	ctl.running = o.threads;
+	for (unsigned t = 0; t < o.threads; t++)
+		threads.emplace_back([&, t] { workers[t]->run(ctl); });
+	unblock_stop_signals();
+
+	RunOutcome out = drive_run(o, col, ctl, [&] {
+		for (auto &th : threads)
+			th.join();
+	}, nullptr);
+
+	rep.intervals = out.intervals;
+	rep.total = make_total(col.total(), out.measured_s);
+	rep.end_reason = out.end_reason;
+	rep.ok = out.ok;
+	rep.message = out.message;
+	if (out.end_reason == "workers_done") {
+		rep.end_reason = "error";
+		rep.ok = false;
+		rep.message = "every storm worker failed to start (see errors)";
+	}
+	if (!rep.ok)
+		fprintf(stderr, "vgload: run failed (%s): %s\n", rep.end_reason.c_str(),
+			rep.message.c_str());
+	print_report(rep);
+	return rep.ok ? 0 : 1;
+}
+
+}  // namespace vgload
