@@ -6,6 +6,27 @@
 exec >/dev/console 2>&1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C.UTF-8
+# Before tmpfs hides anything: the checkout may live under /tmp itself.
+guestdir=$(dirname "$(readlink -f "$0")")
+repo=$(cd "$guestdir/../../.." && pwd)
+
+# A fresh tmpfs on $1, keeping the checkout visible at its own path if it
+# lies below $1 (the host's tree is bind-mounted back over the tmpfs).
+writable() {
+	case "$repo/" in
+	"$1"/*)
+		mkdir -p /dev/.vg-hold
+		mount --bind "$1" /dev/.vg-hold
+		mount -t tmpfs -o "mode=$2" tmpfs "$1"
+		mkdir -p "$repo"
+		mount --bind "/dev/.vg-hold${repo#"$1"}" "$repo"
+		umount -l /dev/.vg-hold
+		;;
+	*)
+		mount -t tmpfs -o "mode=$2" tmpfs "$1"
+		;;
+	esac
+}
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -14,9 +35,9 @@ mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+writable /tmp 1777
+writable /run 0755
+writable /var/tmp 1777
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t debugfs debugfs /sys/kernel/debug
 modprobe configfs
@@ -25,7 +46,6 @@ hostname vg-guest
 # Kernel messages of every level reach the console the host scans.
 echo 8 >/proc/sys/kernel/printk
 
-guestdir=$(dirname "$(readlink -f "$0")")
 # shellcheck disable=SC1091
 . "$guestdir/network.sh"
 
