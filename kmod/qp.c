@@ -192,20 +192,6 @@ void vg_qp_free(struct vg_qp *q)
 	kfree_rcu(q, rcu);
 }
 
-/* Any context; a snapshot. */
-u32 vg_qp_count(struct vg_qp_table *t)
-{
-	struct vg_qp *q;
-	unsigned long qpn;
-	u32 n = 0;
-
-	rcu_read_lock();
-	xa_for_each(&t->qps, qpn, q)
-		n++;
-	rcu_read_unlock();
-	return n;
-}
-
 /**
  * vg_qp_for_each() - call @fn on tracked QPs in QP-number order
  * @t: the table

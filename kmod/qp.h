@@ -5,7 +5,6 @@
 #ifndef _VG_QP_H
 #define _VG_QP_H
 
-#include <linux/in6.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/xarray.h>
@@ -59,7 +58,6 @@ void vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
 struct vg_qp *vg_qp_take(struct vg_qp_table *t, struct ib_qp *qp);
 void vg_qp_put_back(struct vg_qp_table *t, struct vg_qp *q);
 void vg_qp_free(struct vg_qp *q);
-u32 vg_qp_count(struct vg_qp_table *t);
 
 typedef int (*vg_qp_fn)(const struct vg_qp *q, void *arg);
 int vg_qp_for_each(struct vg_qp_table *t, unsigned long *pos, vg_qp_fn fn,
