@@ -3,8 +3,9 @@
  * verbsgate: /sys/kernel/debug/verbsgate/qps, one line per tracked QP:
  *
  *   <ibdev> qpn <n> type <RC|UC|UD|XRC_INI> user pid <pid> comm <comm>
- *	cgroup <id> [local <addr> peer <addr>]
+ *	cgroup <id> [local <addr> peer <addr>] tenant <name>
  *   <ibdev> qpn <n> type <type> kernel owner <ulp> [local <addr> peer <addr>]
+ *	tenant <name>
  *
  * Addresses are IPv4 for IPv4-mapped GIDs, else the GID in IPv6 notation.
  * A debugging aid with no ABI promise; operators use the netlink QP dump.
@@ -56,6 +57,7 @@ static int vg_qps_show_one(const struct vg_qp *q, void *arg)
 {
 	struct vg_qps_walk *w = arg;
 	struct seq_file *m = w->m;
+	struct vg_ktenant *tn = rcu_dereference(q->tenant);
 
 	seq_printf(m, "%s qpn %u type %s ", w->dev, q->qpn,
 		   vg_qp_type_name(q->type));
@@ -71,7 +73,7 @@ static int vg_qps_show_one(const struct vg_qp *q, void *arg)
 		seq_puts(m, " peer ");
 		vg_seq_gid(m, &q->peer_gid);
 	}
-	seq_putc(m, '\n');
+	seq_printf(m, " tenant %s\n", tn ? tn->name : "-");
 	return 0;
 }
 

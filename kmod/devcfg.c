@@ -73,17 +73,14 @@ static u32 vg_lane_mbps(u16 speed)
 	}
 }
 
-/**
- * vg_devcfg_port_limits() - defaults from a device's first port
- * @ibdev: the device
- * @rate: its data rate in bytes/s (1 Gbit/s if unknown)
- * @max_chunk: its largest message, at most VG_SPLIT_MAX_CHUNK
- *
- * Context: process; calls ib_query_port(), which may take the RTNL (RoCE
- * devices read their netdev's speed), so the caller holds no verbsgate
- * lock.
+/*
+ * A device's data rate in bytes/s (VG_FALLBACK_RATE if unknown) and its
+ * largest message (at most VG_SPLIT_MAX_CHUNK), from its first port.
+ * Process context; ib_query_port() may take the RTNL (RoCE devices read
+ * their netdev's speed).
  */
-void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate, u32 *max_chunk)
+static void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate,
+				  u32 *max_chunk)
 {
 	struct ib_port_attr attr = {};
 	int width;
@@ -101,28 +98,88 @@ void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate, u32 *max_chunk)
 		*max_chunk = min_t(u32, attr.max_msg_sz, VG_SPLIT_MAX_CHUNK);
 }
 
+/*
+ * Under vg_devices_lock: adopt the port's limits. MaxRate follows the
+ * port unless the operator has set one or the tenants' guarantees need
+ * more; chunk sizes above the port's largest message are cut down to it.
+ */
+static void vg_devcfg_set_port(struct vg_device *dev, u64 rate, u32 max_chunk)
+{
+	struct vg_devcfg_view v;
+	struct vg_ctrl_cfg *cfg = &v.ctrl.cfg;
+	u32 i;
+
+	vg_devcfg_read(dev, &v);
+	if (!v.max_rate_set && rate >= vg_tenants_min_rate_sum())
+		cfg->max_rate = min_t(u64, rate, VG_RATE_MAX);
+	if (v.step_auto)
+		cfg->step = max_t(u64, cfg->max_rate >> 8, 1);
+	cfg->max_chunk = max_chunk;
+	cfg->chunk_nolat = min(cfg->chunk_nolat, max_chunk);
+	/* Sizes increase strictly: keep the entries that fit. */
+	for (i = 0; i < cfg->ntable && cfg->table[i].chunk <= max_chunk; i++)
+		;
+	cfg->ntable = i;
+	if (vg_ctrl_check_cfg(cfg)) {
+		pr_warn("%s: port limits not applied\n", dev->name);
+		return;
+	}
+	spin_lock_bh(&dev->ctrl_lock);
+	/* Unless the operator set MaxRate meanwhile (the lock was dropped). */
+	if (dev->max_rate_set == v.max_rate_set)
+		vg_ctrl_set_cfg(&dev->ctrl, cfg);
+	spin_unlock_bh(&dev->ctrl_lock);
+}
+
+/*
+ * Work item queued when a device attaches: the port query cannot run in
+ * the ib_client add callback, which ib_register_client() calls with
+ * devices_rwsem held for writing while ib_query_port() may take the RTNL.
+ * Process context (vg_wq). The device reference taken here
+ * keeps unregistration (which waits for it before calling the client
+ * remove) from starting while the port is queried.
+ */
+static void vg_devcfg_port_work(struct work_struct *work)
+{
+	struct vg_device *dev = container_of(work, struct vg_device,
+					     port_work);
+	u32 max_chunk;
+	u64 rate;
+
+	if (!ib_device_try_get(dev->ibdev))
+		return;
+	vg_devcfg_port_limits(dev->ibdev, &rate, &max_chunk);
+	ib_device_put(dev->ibdev);
+	vg_device_lock();
+	vg_devcfg_set_port(dev, rate, max_chunk);
+	vg_device_unlock();
+}
+
 /**
  * vg_devcfg_init() - default settings for a device that attaches
  * @dev: the device, not yet visible
- * @rate: MaxRate
- * @max_chunk: largest message
+ *
+ * MaxRate starts at VG_FALLBACK_RATE until the port has been queried
+ * (vg_devcfg_start()).
  *
  * Context: process; the caller holds vg_devices_lock (see the file
  * comment). Takes vg_cw_lock.
  */
-void vg_devcfg_init(struct vg_device *dev, u64 rate, u32 max_chunk)
+void vg_devcfg_init(struct vg_device *dev)
 {
 	struct vg_ctrl_cfg cfg;
 	struct vg_class_weights cw;
 
 	spin_lock_init(&dev->ctrl_lock);
-	vg_ctrl_default_cfg(&cfg, min_t(u64, rate, VG_RATE_MAX), 0, max_chunk);
+	INIT_WORK(&dev->port_work, vg_devcfg_port_work);
+	vg_ctrl_default_cfg(&cfg, VG_FALLBACK_RATE, 0, VG_SPLIT_MAX_CHUNK);
 	/* Valid by construction: rate >= 1, chunks within max_chunk. */
 	if (vg_ctrl_init(&dev->ctrl, &cfg, ktime_get_ns()))
 		pr_err("%s: invalid default controller settings\n",
 		       dev->name);
 	vg_cost_model_default(&dev->cost);
 	dev->step_auto = true;
+	dev->max_rate_set = false;
 	dev->enforce = true;
 	dev->ref_p99_ns = 0;
 
@@ -130,6 +187,29 @@ void vg_devcfg_init(struct vg_device *dev, u64 rate, u32 max_chunk)
 	cw = vg_cw;
 	spin_unlock(&vg_cw_lock);
 	vg_ctrl_set_weights(&dev->ctrl, &cw);
+}
+
+/**
+ * vg_devcfg_start() - query the device's port in the background
+ * @dev: the device, visible in the registry
+ *
+ * Context: any.
+ */
+void vg_devcfg_start(struct vg_device *dev)
+{
+	queue_work(vg_wq, &dev->port_work);
+}
+
+/**
+ * vg_devcfg_stop() - wait until the port query is done or cancelled
+ * @dev: the device, no longer in the registry
+ *
+ * Context: process; the caller holds no verbsgate lock (the work item
+ * takes vg_devices_lock).
+ */
+void vg_devcfg_stop(struct vg_device *dev)
+{
+	cancel_work_sync(&dev->port_work);
 }
 
 /**
@@ -143,6 +223,7 @@ void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v)
 {
 	spin_lock_bh(&dev->ctrl_lock);
 	v->ctrl = dev->ctrl;
+	v->max_rate_set = dev->max_rate_set;
 	v->cost = dev->cost;
 	v->step_auto = dev->step_auto;
 	v->enforce = dev->enforce;
@@ -315,6 +396,8 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		dev->cost = v.cost;
 		dev->step_auto = v.step_auto;
 		dev->enforce = v.enforce;
+		if (c->set & VG_DC_MAX_RATE)
+			dev->max_rate_set = true;
 	}
 	spin_unlock_bh(&dev->ctrl_lock);
 	return ret;

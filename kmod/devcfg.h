@@ -70,12 +70,14 @@ struct vg_devcfg_view {
 	struct vg_ctrl ctrl;
 	struct vg_cost_model cost;
 	bool step_auto;
+	bool max_rate_set;
 	bool enforce;
 	u64 ref_p99_ns;
 };
 
-void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate, u32 *max_chunk);
-void vg_devcfg_init(struct vg_device *dev, u64 rate, u32 max_chunk);
+void vg_devcfg_init(struct vg_device *dev);
+void vg_devcfg_start(struct vg_device *dev);
+void vg_devcfg_stop(struct vg_device *dev);
 void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v);
 int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		    struct netlink_ext_ack *extack);

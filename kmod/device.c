@@ -27,17 +27,18 @@
 static DEFINE_MUTEX(vg_devices_lock);
 static DEFINE_XARRAY(vg_devices);
 static struct ib_client vg_ib_client;
+/* Background work on attached devices (devcfg.c's port query). */
+struct workqueue_struct *vg_wq;
 
 /*
- * ib_client add callback. Process context; ib_core holds the device's
- * client_data_rwsem for read. Queries the port (settings defaults), then
- * takes vg_devices_lock.
+ * ib_client add callback. Process context; ib_core may hold devices_rwsem
+ * for writing (ib_register_client()), so nothing here may take the RTNL:
+ * the port is queried later, from a work item (devcfg.c). Takes
+ * vg_devices_lock.
  */
 static int vg_device_add(struct ib_device *ibdev)
 {
 	struct vg_device *dev;
-	u32 max_chunk;
-	u64 rate;
 	int ret;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -52,12 +53,9 @@ static int vg_device_add(struct ib_device *ibdev)
 		ibdev->ops.owner ? module_name(ibdev->ops.owner) : "unknown",
 		sizeof(dev->driver));
 
-	/* Before vg_devices_lock: may take the RTNL (devcfg.c). */
-	vg_devcfg_port_limits(ibdev, &rate, &max_chunk);
-
 	mutex_lock(&vg_devices_lock);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
-	vg_devcfg_init(dev, rate, max_chunk);
+	vg_devcfg_init(dev);
 	/* From here on the kobject owns dev, even on failure. */
 	ret = vg_sysfs_device_add(dev);
 	if (ret)
@@ -71,6 +69,7 @@ static int vg_device_add(struct ib_device *ibdev)
 	/* The wrappers find dev through the client data: set it first. */
 	ib_set_client_data(ibdev, &vg_ib_client, dev);
 	vg_interpose_attach(dev);
+	vg_devcfg_start(dev);
 	pr_debug("attached to %s (index %u, driver %s)\n",
 		 dev->name, dev->index, dev->driver);
 out_unlock:
@@ -90,10 +89,16 @@ static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 {
 	struct vg_device *dev = client_data;
 
-	vg_interpose_detach(dev);
+	/*
+	 * Out of the registry first: walks under vg_devices_lock (dumps, the
+	 * tenant notifier's pass over QP tables) no longer find the device
+	 * once its tables are torn down.
+	 */
 	mutex_lock(&vg_devices_lock);
 	xa_erase(&vg_devices, dev->index);
 	mutex_unlock(&vg_devices_lock);
+	vg_devcfg_stop(dev);
+	vg_interpose_detach(dev);
 
 	pr_debug("detached from %s\n", dev->name);
 	vg_sysfs_device_del(dev);
@@ -222,10 +227,42 @@ out:
 	return ret;
 }
 
-/* Process context (module init). Calls vg_device_add() for every device. */
+/**
+ * vg_device_lock() - take vg_devices_lock, to change a device's settings
+ *	outside a registry walk (devcfg.c's port work)
+ *
+ * Context: process context; the caller holds no ib_core lock.
+ */
+void vg_device_lock(void)
+{
+	mutex_lock(&vg_devices_lock);
+}
+
+/* Process context. Releases vg_devices_lock. */
+void vg_device_unlock(void)
+{
+	mutex_unlock(&vg_devices_lock);
+}
+
+/*
+ * Process context (module init). Calls vg_device_add() for every device,
+ * then waits for their port queries, so that the settings of the devices
+ * present at load time are final when the module is ready.
+ */
 int vg_devices_init(void)
 {
-	return ib_register_client(&vg_ib_client);
+	int ret;
+
+	vg_wq = alloc_workqueue("verbsgate", 0, 0);
+	if (!vg_wq)
+		return -ENOMEM;
+	ret = ib_register_client(&vg_ib_client);
+	if (ret) {
+		destroy_workqueue(vg_wq);
+		return ret;
+	}
+	flush_workqueue(vg_wq);
+	return 0;
 }
 
 /*
@@ -237,4 +274,5 @@ void vg_devices_exit(void)
 {
 	ib_unregister_client(&vg_ib_client);
 	WARN_ON(!xa_empty(&vg_devices));
+	destroy_workqueue(vg_wq);
 }

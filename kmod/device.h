@@ -8,6 +8,7 @@
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "ctrl.h"
@@ -31,8 +32,11 @@
  *	controller's state (Rmin, SafeUtil, chunk size); see devcfg.c
  * @cost: per-operation token cost
  * @step_auto: the AIMD step follows MaxRate (MaxRate / 256)
+ * @max_rate_set: the operator set MaxRate (the port's rate no longer
+ *	applies)
  * @enforce: verbsgate paces and splits this device's QPs
  * @ref_p99_ns: latest p99 of the reference flow, 0 before the first sample
+ * @port_work: reads the port's rate and largest message after attaching
  *
  * Everything but @name, @kobj and the settings is fixed while the device
  * is attached.
@@ -51,9 +55,13 @@ struct vg_device {
 	struct vg_ctrl ctrl;
 	struct vg_cost_model cost;
 	bool step_auto;
+	bool max_rate_set;
 	bool enforce;
 	u64 ref_p99_ns;
+	struct work_struct port_work;
 };
+
+extern struct workqueue_struct *vg_wq;
 
 typedef int (*vg_device_fn)(struct vg_device *dev, void *arg);
 
@@ -64,5 +72,7 @@ struct vg_device *vg_device_of(struct ib_device *ibdev);
 u32 vg_device_count(void);
 int vg_device_with(u32 index, const char *name, vg_device_fn fn, void *arg);
 int vg_device_for_each(unsigned long *pos, vg_device_fn fn, void *arg);
+void vg_device_lock(void);
+void vg_device_unlock(void);
 
 #endif /* _VG_DEVICE_H */

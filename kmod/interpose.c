@@ -28,7 +28,8 @@
  *
  * Context: wrappers run in the process context of the caller of the
  * operation (create/modify/destroy QP may sleep), holding the SRCU read
- * lock; they take the QP table's xa_lock.
+ * lock; they take the QP table's xa_lock and, to announce a QP,
+ * vg_devices_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +39,7 @@
 
 #include "device.h"
 #include "interpose.h"
+#include "qp_tenant.h"
 
 DEFINE_STATIC_SRCU(vg_interpose_srcu);
 
@@ -55,10 +57,14 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
 	ret = ip->create_qp(qp, attr, udata);
-	if (!ret && vg_qp_tracked_type(qp->qp_type) && qp->real_qp == qp &&
-	    vg_qp_add(&ip->qps, qp, udata))
-		pr_warn_ratelimited("%s: QP %u is not tracked\n",
-				    dev_name(&qp->device->dev), qp->qp_num);
+	if (!ret && vg_qp_tracked_type(qp->qp_type) && qp->real_qp == qp) {
+		if (vg_qp_add(&ip->qps, qp, udata))
+			pr_warn_ratelimited("%s: QP %u is not tracked\n",
+					    dev_name(&qp->device->dev),
+					    qp->qp_num);
+		else
+			vg_qp_announce(vg_device_of(qp->device), qp);
+	}
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
 }
@@ -72,8 +78,8 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
 	ret = ip->modify_qp(qp, attr, attr_mask, udata);
-	if (!ret)
-		vg_qp_set_av(&ip->qps, qp, attr, attr_mask);
+	if (!ret && vg_qp_set_av(&ip->qps, qp, attr, attr_mask))
+		vg_qp_announce(vg_device_of(qp->device), qp);
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
 }

@@ -3,7 +3,8 @@
  * verbsgate: per-tenant performance isolation for shared RDMA devices.
  *
  * Module entry points. Initialization order is sysfs root, tenant
- * registry (with the default tenant), device registry (an ib_client, which
+ * registry (with the default tenant), the QP path's tenant notifier,
+ * device registry (an ib_client, which
  * attaches to every present device and interposes on its QP operations),
  * netlink, then debugfs; teardown runs in reverse, so netlink and debugfs
  * readers never see a registry that is being torn down, sysfs outlives
@@ -19,6 +20,7 @@
 #include "device.h"
 #include "interpose.h"
 #include "netlink.h"
+#include "qp_tenant.h"
 #include "sysfs.h"
 #include "tenant.h"
 
@@ -32,9 +34,12 @@ static int __init verbsgate_init(void)
 	ret = vg_tenants_init();
 	if (ret)
 		goto err_sysfs;
-	ret = vg_devices_init();
+	ret = vg_qp_tenants_init();
 	if (ret)
 		goto err_tenants;
+	ret = vg_devices_init();
+	if (ret)
+		goto err_qp_tenants;
 	ret = vg_netlink_init();
 	if (ret)
 		goto err_devices;
@@ -47,6 +52,8 @@ static int __init verbsgate_init(void)
 err_devices:
 	vg_devices_exit();
 	vg_interpose_exit();
+err_qp_tenants:
+	vg_qp_tenants_exit();
 err_tenants:
 	vg_tenants_exit();
 err_sysfs:
@@ -60,6 +67,7 @@ static void __exit verbsgate_exit(void)
 	vg_netlink_exit();
 	vg_devices_exit();
 	vg_interpose_exit();
+	vg_qp_tenants_exit();
 	vg_tenants_exit();
 	vg_sysfs_exit();
 	pr_info("unloaded\n");

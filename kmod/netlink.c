@@ -144,6 +144,13 @@ static const struct nla_policy vg_tenant_set_policy[VERBSGATE_ATTR_MAX + 1] = {
 	VG_POL_TENANT_POLICY,
 };
 
+/* QP_GET: filters. */
+static const struct nla_policy vg_qp_get_policy[VERBSGATE_ATTR_MAX + 1] = {
+	[VERBSGATE_ATTR_DEV_INDEX] = VG_POL_DEV_INDEX,
+	[VERBSGATE_ATTR_DEV_NAME] = VG_POL_DEV_NAME,
+	[VERBSGATE_ATTR_TENANT_NAME] = VG_POL_TENANT_NAME,
+};
+
 /* TENANT_DEL, TENANT_GET, STATS_GET: a tenant name (a filter in dumps). */
 static const struct nla_policy vg_tenant_name_policy[VERBSGATE_ATTR_MAX + 1] = {
 	[VERBSGATE_ATTR_TENANT_NAME] = VG_POL_TENANT_NAME,
@@ -213,7 +220,10 @@ static const struct genl_ops vg_genl_ops[] = {
 		.doit = vg_nl_dev_set,
 		.flags = GENL_ADMIN_PERM,
 	},
-	/* VERBSGATE_CMD_QP_GET: registered with QP tracking (uapi). */
+	{
+		VG_OP(VERBSGATE_CMD_QP_GET, vg_qp_get_policy),
+		.dumpit = vg_nl_qp_dump,
+	},
 	{
 		VG_OP(VERBSGATE_CMD_STATS_GET, vg_tenant_name_policy),
 		.dumpit = vg_nl_stats_dump,
@@ -242,29 +252,42 @@ struct genl_family vg_genl_family __ro_after_init = {
 };
 
 /**
- * vg_nl_event_new() - a message for the events group, if anyone listens
+ * vg_nl_events_listened() - whether anyone listens to the events group
  *
- * Context: process. Return: the message, or NULL (no listener, no memory:
- * events are best effort, the change itself has happened).
+ * Context: any. Lets a sender skip preparing an event nobody reads.
  */
-struct sk_buff *vg_nl_event_new(void)
+bool vg_nl_events_listened(void)
 {
-	if (!genl_has_listeners(&vg_genl_family, &init_net, VG_MCGRP_EVENTS))
+	return genl_has_listeners(&vg_genl_family, &init_net, VG_MCGRP_EVENTS);
+}
+
+/**
+ * vg_nl_event_new() - a message for the events group, if anyone listens
+ * @gfp: GFP_KERNEL, or GFP_ATOMIC where the caller cannot sleep
+ *
+ * Context: process, or atomic with GFP_ATOMIC. Return: the message, or
+ * NULL (no listener, no memory: events are best effort, the change itself
+ * has happened).
+ */
+struct sk_buff *vg_nl_event_new(gfp_t gfp)
+{
+	if (!vg_nl_events_listened())
 		return NULL;
-	return genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	return genlmsg_new(NLMSG_GOODSIZE, gfp);
 }
 
 /**
  * vg_nl_event_send() - multicast a message vg_nl_event_new() made
  * @skb: the message, or NULL; consumed
+ * @gfp: as for vg_nl_event_new()
  *
- * Context: process.
+ * Context: process, or atomic with GFP_ATOMIC.
  */
-void vg_nl_event_send(struct sk_buff *skb)
+void vg_nl_event_send(struct sk_buff *skb, gfp_t gfp)
 {
 	if (skb)
 		genlmsg_multicast(&vg_genl_family, skb, 0, VG_MCGRP_EVENTS,
-				  GFP_KERNEL);
+				  gfp);
 }
 
 /* Process context (module init). */

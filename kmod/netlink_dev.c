@@ -218,13 +218,7 @@ int vg_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct nlattr *idx_attr = info->attrs[VERBSGATE_ATTR_DEV_INDEX];
 	struct nlattr *name_attr = info->attrs[VERBSGATE_ATTR_DEV_NAME];
 	struct vg_nl_dev_walk w = {
-		.r = {
-			.skb = skb,
-			.portid = NETLINK_CB(cb->skb).portid,
-			.seq = cb->nlh->nlmsg_seq,
-			.flags = NLM_F_MULTI,
-			.cmd = VERBSGATE_CMD_DEV_GET,
-		},
+		.r = vg_nl_dump_reply(skb, cb, VERBSGATE_CMD_DEV_GET),
 		.index = idx_attr ? nla_get_u32(idx_attr) : U32_MAX,
 		.name = name_attr ? nla_data(name_attr) : NULL,
 	};
@@ -233,10 +227,7 @@ int vg_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	ret = vg_device_for_each(&pos, vg_nl_dev_dump_one, &w);
 	cb->args[0] = pos;
-	/* A full skb ends this round; the next one resumes at pos. */
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret ? ret : skb->len;
+	return vg_nl_dump_done(skb, ret);
 }
 
 static int vg_nl_parse_chunk_table(struct nlattr *attr,
@@ -394,7 +385,7 @@ static int vg_nl_dev_set_one(struct vg_device *dev, void *arg)
 	if (ret)
 		return ret;
 	/* Build the event while the device cannot go away. */
-	a->ev.skb = vg_nl_event_new();
+	a->ev.skb = vg_nl_event_new(GFP_KERNEL);
 	if (a->ev.skb && vg_nl_fill_dev(dev, &a->ev)) {
 		nlmsg_free(a->ev.skb);
 		a->ev.skb = NULL;
@@ -428,7 +419,7 @@ int vg_nl_dev_set(struct sk_buff *skb, struct genl_info *info)
 	if (ret == -ENODEV)
 		NL_SET_ERR_MSG(info->extack,
 			       "no such device attached to verbsgate");
-	vg_nl_event_send(a.ev.skb);
+	vg_nl_event_send(a.ev.skb, GFP_KERNEL);
 out:
 	kfree(c);
 	return ret;

@@ -128,14 +128,14 @@ static void vg_nl_tenant_notify(struct vg_ktenant *t, u8 cmd)
 {
 	struct vg_nl_reply r = { .cmd = cmd };
 
-	r.skb = vg_nl_event_new();
+	r.skb = vg_nl_event_new(GFP_KERNEL);
 	if (!r.skb)
 		return;
 	if (vg_nl_fill_tenant(&r, t, VG_NL_TENANT_CONFIG)) {
 		nlmsg_free(r.skb);
 		return;
 	}
-	vg_nl_event_send(r.skb);
+	vg_nl_event_send(r.skb, GFP_KERNEL);
 }
 
 static const char *vg_nl_tenant_name(struct genl_info *info)
@@ -350,13 +350,7 @@ static int vg_nl_tenants_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct nlattr *name = info->attrs[VERBSGATE_ATTR_TENANT_NAME];
 	struct vg_nl_tenant_walk w = {
-		.r = {
-			.skb = skb,
-			.portid = NETLINK_CB(cb->skb).portid,
-			.seq = cb->nlh->nlmsg_seq,
-			.flags = NLM_F_MULTI,
-			.cmd = cmd,
-		},
+		.r = vg_nl_dump_reply(skb, cb, cmd),
 		.only = name ? nla_data(name) : NULL,
 		.what = what,
 	};
@@ -365,10 +359,7 @@ static int vg_nl_tenants_dump(struct sk_buff *skb, struct netlink_callback *cb,
 
 	ret = vg_tenant_for_each(&pos, vg_nl_dump_one, &w);
 	cb->args[0] = pos;
-	/* A full skb ends this round; the next one resumes at pos. */
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret ? ret : skb->len;
+	return vg_nl_dump_done(skb, ret);
 }
 
 /* TENANT_GET dumpit. Process context; open to all. */

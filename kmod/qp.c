@@ -36,7 +36,7 @@ void vg_qp_table_destroy(struct vg_qp_table *t)
 
 	xa_for_each(&t->qps, qpn, q) {
 		xa_erase(&t->qps, qpn);
-		kfree_rcu(q, rcu);
+		vg_qp_free(q);
 	}
 	xa_destroy(&t->qps);
 }
@@ -68,11 +68,85 @@ static const char *vg_qp_kernel_owner(const struct ib_qp *qp)
 	return qp->res.kern_name ?: "";
 }
 
+/*
+ * What classification knows about @q. The pointers point into @q.
+ * Context: any; the caller keeps @q alive (RCU, xa_lock or ownership).
+ */
+static void vg_qp_facts(const struct vg_qp *q, struct vg_qp_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->user = q->user;
+	f->cgrp = q->cgrp;
+	f->ulp = q->user ? NULL : q->owner;
+	/* Pairs with vg_qp_set_av(): the GIDs are set before has_av. */
+	if (smp_load_acquire(&q->has_av)) {
+		f->local = &q->local_gid;
+		f->peer = &q->peer_gid;
+	}
+}
+
+/*
+ * Under the table's xa_lock: make @tn (a reference the caller passes on)
+ * @q's tenant. Return: the previous tenant, whose reference the caller
+ * drops after unlocking, or NULL.
+ */
+static struct vg_ktenant *vg_qp_install(struct vg_qp_table *t,
+					struct vg_qp *q,
+					struct vg_ktenant *tn)
+{
+	struct vg_ktenant *old;
+
+	old = rcu_replace_pointer(q->tenant, tn,
+				  lockdep_is_held(&t->qps.xa_lock));
+	if (old != tn) {
+		if (tn)
+			atomic_inc(&tn->nqps);
+		if (old)
+			atomic_dec(&old->nqps);
+	}
+	return old;
+}
+
+/*
+ * Classify @q, a QP in @t that the caller keeps alive, and install the
+ * result. A tenant added or deleted while classifying (the generation
+ * moved) makes it try again, so that the result never comes from a
+ * registry the notifier pass has already dealt with (tenant.h).
+ *
+ * Context: process or any context that may spin on xa_lock; takes xa_lock.
+ * Return: whether @q changed tenant.
+ */
+static bool vg_qp_classify(struct vg_qp_table *t, struct vg_qp *q)
+{
+	struct vg_ktenant *tn, *old;
+	struct vg_qp_facts f;
+	u64 gen;
+
+	for (;;) {
+		gen = vg_tenants_generation();
+		vg_qp_facts(q, &f);
+		tn = vg_tenant_classify(&f);
+		xa_lock(&t->qps);
+		if (gen == vg_tenants_generation())
+			break;
+		xa_unlock(&t->qps);
+		vg_tenant_put(tn);
+	}
+	old = vg_qp_install(t, q, tn);
+	xa_unlock(&t->qps);
+	vg_tenant_put(old);
+	return old != tn;
+}
+
 /**
  * vg_qp_add() - start tracking a QP the driver has just created
  * @t: its device's table
  * @qp: the new QP (qp_num and qp_type set)
  * @user: created through uverbs, in the context of the creating process
+ *
+ * Records who created the QP and classifies it into a tenant (rule R1).
+ * The QP is not yet visible to its creator, so nothing posts on it before
+ * it has a tenant.
  *
  * Context: process context (the QP creator's, for user QPs); may sleep.
  * Takes xa_lock.
@@ -94,16 +168,28 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user)
 		q->pid = task_tgid_nr(current);
 		get_task_comm(q->comm, current);
 		rcu_read_lock();
-		q->cgroup_id = cgroup_id(task_dfl_cgroup(current));
+		q->cgrp = task_dfl_cgroup(current);
+		cgroup_get(q->cgrp);
 		rcu_read_unlock();
+		q->cgroup_id = cgroup_id(q->cgrp);
 	} else {
 		strscpy(q->owner, vg_qp_kernel_owner(qp), sizeof(q->owner));
 	}
 
+	/*
+	 * Insert first, classify second: a tenant change after the insertion
+	 * either finds the entry (and skips it while it has no tenant) or
+	 * moves the generation, and vg_qp_classify() tries again.
+	 */
 	ret = xa_insert(&t->qps, q->qpn, q, GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		if (q->cgrp)
+			cgroup_put(q->cgrp);
 		kfree(q);
-	return ret;
+		return ret;
+	}
+	vg_qp_classify(t, q);
+	return 0;
 }
 
 /**
@@ -116,11 +202,13 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user)
  * Only a modify that carries an address vector with a GRH (RoCE, or IB
  * with global routing) tells the addresses. The first one wins: readers
  * walk the table locklessly, so the addresses never change once published
- * (a connected QP keeps its path; path migration is not followed).
+ * (a connected QP keeps its path; path migration is not followed). Once
+ * they are known the QP is classified again (rule R1).
  *
  * Context: process context; takes xa_lock.
+ * Return: whether the addresses became known now.
  */
-void vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
+bool vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
 		  const struct ib_qp_attr *attr, int attr_mask)
 {
 	const struct ib_global_route *grh;
@@ -128,19 +216,110 @@ void vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
 
 	if (!(attr_mask & IB_QP_AV) ||
 	    !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
-		return;
+		return false;
 	grh = rdma_ah_read_grh(&attr->ah_attr);
 
 	xa_lock(&t->qps);
 	q = xa_load(&t->qps, qp->qp_num);
-	if (q && q->qp == qp && !q->has_av) {
-		q->peer_gid = grh->dgid;
-		if (grh->sgid_attr)
-			q->local_gid = grh->sgid_attr->gid;
-		/* Pairs with readers' smp_load_acquire() of has_av. */
-		smp_store_release(&q->has_av, true);
+	if (!q || q->qp != qp || q->has_av) {
+		xa_unlock(&t->qps);
+		return false;
 	}
+	q->peer_gid = grh->dgid;
+	if (grh->sgid_attr)
+		q->local_gid = grh->sgid_attr->gid;
+	/* Pairs with readers' smp_load_acquire() of has_av. */
+	smp_store_release(&q->has_av, true);
 	xa_unlock(&t->qps);
+
+	/* The modifier owns the QP: it cannot be destroyed meanwhile. */
+	vg_qp_classify(t, q);
+	return true;
+}
+
+/**
+ * vg_qp_table_retenant() - apply a tenant change to a device's QPs
+ * @t: the table
+ * @ev: what happened to @changed
+ * @changed: the tenant added (rule R2) or deleted (rule R3)
+ * @moved: called for each QP that changed tenant, or NULL
+ * @arg: passed to @moved
+ *
+ * An added tenant takes the QPs it outranks their current tenant on; the
+ * QPs of a deleted tenant are classified again. Each QP is decided under
+ * xa_lock, so a concurrent vg_qp_set_av() or vg_qp_add() either sees the
+ * new registry or is seen by this pass.
+ *
+ * Context: process context, called from the tenant notifier (under
+ * vg_tenants_lock and vg_devices_lock), after the change is visible to
+ * vg_tenant_classify(); takes xa_lock per QP, sleeps between QPs.
+ */
+void vg_qp_table_retenant(struct vg_qp_table *t, enum vg_tenant_event ev,
+			  struct vg_ktenant *changed, vg_qp_moved_fn moved,
+			  void *arg)
+{
+	struct vg_ktenant *cur, *tn, *old;
+	unsigned long qpn = 0;
+	struct vg_qp_facts f;
+	struct vg_qp *q;
+
+	if (ev != VG_TENANT_ADDED && ev != VG_TENANT_REMOVED)
+		return;
+	/*
+	 * An insertion that completed before this empty critical section is
+	 * found by the walk below; one after it reads the new generation in
+	 * vg_qp_classify() and classifies against the new registry.
+	 */
+	xa_lock(&t->qps);
+	xa_unlock(&t->qps);
+
+	for (;;) {
+		rcu_read_lock();
+		q = xa_find(&t->qps, &qpn, ULONG_MAX, XA_PRESENT);
+		if (!q) {
+			rcu_read_unlock();
+			break;
+		}
+		tn = NULL;
+		old = NULL;
+		xa_lock(&t->qps);
+		cur = rcu_dereference_protected(q->tenant,
+						lockdep_is_held(&t->qps.xa_lock));
+		/* Gone, or not yet classified: vg_qp_add() decides. */
+		if (xa_load(&t->qps, qpn) == q && cur) {
+			vg_qp_facts(q, &f);
+			if (ev == VG_TENANT_ADDED &&
+			    vg_tenant_outranks(changed, cur, &f))
+				tn = vg_tenant_get(changed);
+			else if (ev == VG_TENANT_REMOVED && cur == changed)
+				tn = vg_tenant_classify(&f);
+			if (tn)
+				old = vg_qp_install(t, q, tn);
+		}
+		xa_unlock(&t->qps);
+		if (tn && moved)
+			moved(q, arg);
+		rcu_read_unlock();
+		vg_tenant_put(old);
+		qpn++;
+		cond_resched();
+	}
+}
+
+/**
+ * vg_qp_find() - the entry of a tracked QP
+ * @t: its device's table
+ * @qp: the QP
+ *
+ * Context: under rcu_read_lock(); the entry stays valid until the caller
+ * leaves the read-side section.
+ * Return: the entry, or NULL if @qp is not tracked.
+ */
+struct vg_qp *vg_qp_find(struct vg_qp_table *t, struct ib_qp *qp)
+{
+	struct vg_qp *q = xa_load(&t->qps, qp->qp_num);
+
+	return q && q->qp == qp ? q : NULL;
 }
 
 /**
@@ -185,10 +364,19 @@ void vg_qp_put_back(struct vg_qp_table *t, struct vg_qp *q)
 }
 
 /*
- * Any context. Frees an entry once current RCU readers are done with it.
+ * Process or softirq context. Drops an untracked entry's references and
+ * frees it once current RCU readers are done with it.
  */
 void vg_qp_free(struct vg_qp *q)
 {
+	struct vg_ktenant *tn = rcu_dereference_protected(q->tenant, true);
+
+	if (tn) {
+		atomic_dec(&tn->nqps);
+		vg_tenant_put(tn);
+	}
+	if (q->cgrp)
+		cgroup_put(q->cgrp);
 	kfree_rcu(q, rcu);
 }
 

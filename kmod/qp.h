@@ -10,6 +10,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "tenant.h"
+
 /**
  * struct vg_qp - what verbsgate knows about one QP
  * @qp: the QP; valid while the entry is in its device's table
@@ -18,15 +20,19 @@
  * @user: created through uverbs on behalf of a process
  * @pid: creating process (user QPs)
  * @cgroup_id: cgroup v2 id of the creating process (user QPs), else 0
+ * @cgrp: that cgroup, referenced, for re-classification (user QPs)
  * @comm: creating process's name (user QPs)
  * @owner: the kernel ULP that owns it (kernel QPs), e.g. "nvme_rdma"
  * @has_av: @local_gid and @peer_gid are set (connected QPs past RTR)
  * @local_gid: source GID of the address vector
  * @peer_gid: destination GID of the address vector
- * @rcu: deferred free after SRCU readers
+ * @tenant: the tenant the QP belongs to, referenced; NULL only between
+ *	insertion and the first classification (vg_qp_add())
+ * @rcu: deferred free after RCU readers
  *
  * Fixed after creation except @has_av and the GIDs, which the modify path
- * sets once, under the table's xa_lock, before publishing @has_av.
+ * sets once, under the table's xa_lock, before publishing @has_av, and
+ * @tenant, which changes under the table's xa_lock (readers use RCU).
  */
 struct vg_qp {
 	struct ib_qp *qp;
@@ -35,11 +41,13 @@ struct vg_qp {
 	bool user;
 	pid_t pid;
 	u64 cgroup_id;
+	struct cgroup *cgrp;
 	char comm[TASK_COMM_LEN];
 	char owner[32];
 	bool has_av;
 	union ib_gid local_gid;
 	union ib_gid peer_gid;
+	struct vg_ktenant __rcu *tenant;
 	struct rcu_head rcu;
 };
 
@@ -53,11 +61,18 @@ void vg_qp_table_destroy(struct vg_qp_table *t);
 
 bool vg_qp_tracked_type(enum ib_qp_type type);
 int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user);
-void vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
+bool vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
 		  const struct ib_qp_attr *attr, int attr_mask);
+struct vg_qp *vg_qp_find(struct vg_qp_table *t, struct ib_qp *qp);
 struct vg_qp *vg_qp_take(struct vg_qp_table *t, struct ib_qp *qp);
 void vg_qp_put_back(struct vg_qp_table *t, struct vg_qp *q);
 void vg_qp_free(struct vg_qp *q);
+
+/* A QP moved by vg_qp_table_retenant(); runs under rcu_read_lock(). */
+typedef void (*vg_qp_moved_fn)(const struct vg_qp *q, void *arg);
+void vg_qp_table_retenant(struct vg_qp_table *t, enum vg_tenant_event ev,
+			  struct vg_ktenant *changed, vg_qp_moved_fn moved,
+			  void *arg);
 
 typedef int (*vg_qp_fn)(const struct vg_qp *q, void *arg);
 int vg_qp_for_each(struct vg_qp_table *t, unsigned long *pos, vg_qp_fn fn,

@@ -382,6 +382,25 @@ struct vg_ktenant *vg_tenant_classify(const struct vg_qp_facts *facts)
 }
 
 /**
+ * vg_tenant_outranks() - whether @cand would take a QP from @cur
+ * @cand: a linked tenant
+ * @cur: the QP's current tenant
+ * @facts: what is known about the QP
+ *
+ * The comparison vg_tenant_classify() makes, for one candidate: the QP
+ * path's pass for rule R2 needs no more than this.
+ *
+ * Context: any (no sleeping, no lock).
+ */
+bool vg_tenant_outranks(const struct vg_ktenant *cand,
+			const struct vg_ktenant *cur,
+			const struct vg_qp_facts *facts)
+{
+	return vg_selector_rank(&cand->sel, facts) >
+	       vg_selector_rank(&cur->sel, facts);
+}
+
+/**
  * vg_tenants_generation() - changes with every tenant added or deleted
  *
  * See tenant.h for how the QP path uses it. Context: any.

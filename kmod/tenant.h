@@ -226,6 +226,9 @@ struct vg_ktenant *vg_tenant_find(const char *name);
 int vg_tenant_for_each(unsigned long *pos, vg_tenant_fn fn, void *arg);
 
 struct vg_ktenant *vg_tenant_classify(const struct vg_qp_facts *facts);
+bool vg_tenant_outranks(const struct vg_ktenant *cand,
+			const struct vg_ktenant *cur,
+			const struct vg_qp_facts *facts);
 u64 vg_tenants_generation(void);
 u64 vg_tenants_min_rate_sum(void);
 int vg_tenant_objects(void);

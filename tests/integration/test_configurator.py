@@ -6,6 +6,7 @@ import shlex
 import struct
 
 from testbed import CLI, Guest
+from vgcli import cli_json, cli_ok, spawn_monitor
 
 SYSFS = "/sys/kernel/verbsgate"
 GENL_RAW = "tests/integration/guest/genl_raw.py"
@@ -24,16 +25,6 @@ DEV_DETAIL_FIELDS = DEV_FIELDS | {
     "aimd_increases", "aimd_decreases"}
 DEV_STATS_FIELDS = {"index", "name", "safe_util", "rmin", "chunk_size",
                     "ref_p99_ns", "aimd_increases", "aimd_decreases"}
-
-
-def cli_ok(g: Guest, args: str) -> str:
-    res = g.cli(args)
-    assert res.ok, f"verbsgate {args}: {res.out}"
-    return res.out
-
-
-def cli_json(g: Guest, args: str):
-    return json.loads(cli_ok(g, "-j " + args))
 
 
 def tenants(g: Guest) -> dict:
@@ -362,17 +353,6 @@ def test_unprivileged_users_read_but_cannot_change(guest):
     assert sorted(tenants(guest)) == ["default", "t"]
 
 
-def spawn_monitor(g: Guest, log: str) -> int:
-    pid = g.spawn(f"exec {CLI} -j monitor", log)
-    # Subscribed once a first event reaches it: poke until one shows.
-    for _ in range(100):
-        g.cli("tenant set default weight 1")
-        if g.run(f"grep -q 'tenant set' {log}").ok:
-            return pid
-        g.run("sleep 0.1")
-    raise AssertionError(g.run(f"cat {log}").out)
-
-
 def test_monitor_prints_events(guest):
     assert guest.load_verbsgate().ok
     log = "/tmp/vg-monitor.log"
@@ -495,8 +475,15 @@ def test_raw_netlink_strictness_of_the_new_commands(guest):
     # Unprivileged: refused before any handler runs.
     assert raw(4, name, as_nobody=True)["error"] == 1
     assert raw(6, dump=True, as_nobody=True)["replies"] == 2
-    # QP_GET is reserved until QP tracking lands; QP_CLASSIFIED is an event.
-    assert raw(8, dump=True)["error"] == 95
+    # QP_GET dumps for everyone; its filters must name something that
+    # exists. QP_CLASSIFIED is an event, never a request.
+    assert raw(8, dump=True, as_nobody=True)["error"] == 0
+    res = raw(8, (9, b"nosuch\0"), dump=True)
+    assert (res["error"], res["extack"]) == (2, "no such tenant"), res
+    res = raw(8, (5, b"nosuch0\0"), dump=True)
+    assert (res["error"], res["extack"]) == (19, "no such device"), res
+    res = raw(8, (11, struct.pack("=I", 0)), dump=True)
+    assert res["error"] == 22 and "Unsupported attribute" in res["extack"]
     assert raw(10)["error"] == 95
     assert sorted(tenants(guest)) == ["default", "zz"]
 

@@ -15,6 +15,7 @@ The console is scanned for warnings after each test (conftest.py).
 import json
 
 from testbed import CLI, Guest
+from vgcli import eventually
 
 SYSFS = "/sys/kernel/verbsgate"
 OBJECTS = "/sys/kernel/debug/verbsgate/tenant_objects"
@@ -31,17 +32,6 @@ def dying(g: Guest) -> int:
     out = g.run("cat /sys/fs/cgroup/cgroup.stat", check=True).out
     return int(dict(line.split() for line in out.splitlines())
                ["nr_dying_descendants"])
-
-
-def eventually(g: Guest, what: str, probe, want, tries: int = 300):
-    """Polls probe() until it returns want: frees wait for RCU grace
-    periods and cgroup release work. Bounded by tries, not by a time."""
-    for _ in range(tries):
-        got = probe()
-        if got == want:
-            return
-        g.run("sleep 0.1")
-    raise AssertionError(f"{what}: {got}, expected {want}")
 
 
 def assert_no_leaks(g: Guest):

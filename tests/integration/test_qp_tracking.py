@@ -25,7 +25,8 @@ def test_user_qps_carry_process_cgroup_and_addresses(guest):
     lines = tracked(guest)
     assert len(lines) == 1, lines
     assert re.fullmatch(rf"rxe0 qpn \d+ type RC user pid {server} "
-                        rf"comm ibv_rc_pingpong cgroup {blue_id}", lines[0])
+                        rf"comm ibv_rc_pingpong cgroup {blue_id} tenant default",
+                        lines[0])
 
     client = guest.run(f"{PINGPONG} -n 20 127.0.0.1", timeout=60)
     assert client.ok, client.out

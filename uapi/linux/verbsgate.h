@@ -100,10 +100,12 @@ enum verbsgate_cmd {
 	 */
 	VERBSGATE_CMD_DEV_SET,
 	/*
-	 * Dump of QPs (optionally only of DEV_INDEX/DEV_NAME, TENANT_NAME):
-	 * DEV_INDEX, DEV_NAME, TENANT_ID, TENANT_NAME, QP_NUM .. QP_STATS.
-	 * Answered once QP tracking lands; until then the kernel answers
-	 * EOPNOTSUPP (no handler is registered).
+	 * Dump of the QPs verbsgate tracks (those created while it is
+	 * loaded), optionally only of DEV_INDEX/DEV_NAME and of TENANT_NAME
+	 * (ENODEV, ENOENT: no such device, tenant). Reply: DEV_INDEX,
+	 * DEV_NAME, TENANT_ID, TENANT_NAME, QP_NUM, QP_TYPE; for QPs created
+	 * by a process QP_PID, QP_COMM, QP_CGROUP_ID; for kernel QPs QP_ULP;
+	 * once the address is known QP_LOCAL_GID, QP_PEER_GID.
 	 */
 	VERBSGATE_CMD_QP_GET,
 	/*
@@ -114,7 +116,7 @@ enum verbsgate_cmd {
 	/*
 	 * Event only (never a request): a QP was classified into a tenant,
 	 * at creation, when its address became known, or when tenants
-	 * changed. Attributes as a QP_GET reply. Sent once QP tracking lands.
+	 * changed. Attributes as a QP_GET reply.
 	 */
 	VERBSGATE_CMD_QP_CLASSIFIED,
 

@@ -5,8 +5,6 @@
 #include "json.h"
 #include "objects.h"
 
-#include <netlink/attr.h>
-
 #include <ostream>
 
 namespace vg {
@@ -31,16 +29,6 @@ const char *event_name(uint8_t cmd)
 	}
 }
 
-uint32_t u32(const nlattr *a)
-{
-	return a ? nla_get_u32(a) : 0;
-}
-
-std::string str(const nlattr *a)
-{
-	return a ? nla_get_string(const_cast<nlattr *>(a)) : "";
-}
-
 void print_event(const Output &o, uint8_t cmd, const Attrs &a)
 {
 	const char *name = event_name(cmd);
@@ -53,11 +41,7 @@ void print_event(const Output &o, uint8_t cmd, const Attrs &a)
 		JsonWriter w;
 		w.begin_object().kv("event", name);
 		if (qp)
-			w.key("qp").begin_object()
-				.kv("dev", str(a[VERBSGATE_ATTR_DEV_NAME]))
-				.kv("qpn", u32(a[VERBSGATE_ATTR_QP_NUM]))
-				.kv("tenant", str(a[VERBSGATE_ATTR_TENANT_NAME]))
-				.end_object();
+			qp_json(w.key("qp"), parse_qp(a));
 		else if (dev)
 			dev_json(w.key("dev"), parse_device(a), true);
 		else
@@ -65,9 +49,7 @@ void print_event(const Output &o, uint8_t cmd, const Attrs &a)
 		w.end_object();
 		print_json(o, w.str());
 	} else if (qp) {
-		o.out << name << " dev " << str(a[VERBSGATE_ATTR_DEV_NAME])
-		      << " qpn " << u32(a[VERBSGATE_ATTR_QP_NUM]) << " tenant "
-		      << str(a[VERBSGATE_ATTR_TENANT_NAME]) << "\n";
+		o.out << name << " " << qp_text(parse_qp(a), false) << "\n";
 	} else if (dev) {
 		o.out << name << " " << dev_text(parse_device(a), false) << "\n";
 	} else {

@@ -9,9 +9,29 @@
 
 #include <cerrno>
 #include <ostream>
+#include <sstream>
 #include <vector>
 
 namespace vg {
+
+std::string stats_text(const TenantStats &s)
+{
+	std::ostringstream out;
+
+	out << "tx_bytes " << s.tx_bytes << " tx_wrs " << s.tx_wrs
+	    << " chunks " << s.chunks << " split_wrs " << s.split_wrs
+	    << " throttled " << format_time(s.throttled_ns) << " queued_wrs "
+	    << s.queued_wrs;
+	return out.str();
+}
+
+void stats_json(JsonWriter &w, const TenantStats &s)
+{
+	w.kv("tx_bytes", s.tx_bytes).kv("tx_wrs", s.tx_wrs)
+		.kv("chunks", s.chunks).kv("split_wrs", s.split_wrs)
+		.kv("throttled_ns", s.throttled_ns)
+		.kv("queued_wrs", s.queued_wrs);
+}
 
 void usage_stats(std::ostream &out)
 {
@@ -73,12 +93,8 @@ int cmd_stats(Args &args, const Output &o)
 		return 0;
 	}
 	for (const auto &t : tenants)
-		o.out << "tenant " << t.name << ": qps " << t.qps << " tx_bytes "
-		      << t.stats.tx_bytes << " tx_wrs " << t.stats.tx_wrs
-		      << " chunks " << t.stats.chunks << " split_wrs "
-		      << t.stats.split_wrs << " throttled "
-		      << format_time(t.stats.throttled_ns) << " queued_wrs "
-		      << t.stats.queued_wrs << "\n";
+		o.out << "tenant " << t.name << ": qps " << t.qps << " "
+		      << stats_text(t.stats) << "\n";
 	for (const auto &d : devs)
 		o.out << "dev " << d.name << ": safe-util "
 		      << format_rate(d.safe_util) << " rmin "

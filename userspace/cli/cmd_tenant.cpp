@@ -174,11 +174,7 @@ void tenant_json(JsonWriter &w, const Tenant &t)
 	}
 	w.kv("qps", t.qps);
 	if (t.has_stats)
-		w.kv("tx_bytes", t.stats.tx_bytes).kv("tx_wrs", t.stats.tx_wrs)
-			.kv("chunks", t.stats.chunks)
-			.kv("split_wrs", t.stats.split_wrs)
-			.kv("throttled_ns", t.stats.throttled_ns)
-			.kv("queued_wrs", t.stats.queued_wrs);
+		stats_json(w, t.stats);
 	w.end_object();
 }
 

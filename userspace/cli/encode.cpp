@@ -135,4 +135,12 @@ void put_dev_set(nl_msg *m, const DevSet &d)
 		check(nla_put_u8(m, VERBSGATE_ATTR_DEV_ENFORCE, *d.enforce));
 }
 
+void put_qp_show(nl_msg *m, const QpShow &q)
+{
+	if (q.dev)
+		put_dev_name(m, *q.dev);
+	if (q.tenant)
+		put_tenant_name(m, *q.tenant);
+}
+
 }  // namespace vg

@@ -14,5 +14,6 @@ void put_tenant_add(nl_msg *m, const TenantAdd &t);
 void put_tenant_set(nl_msg *m, const TenantSet &t);
 void put_dev_name(nl_msg *m, const std::string &dev);
 void put_dev_set(nl_msg *m, const DevSet &d);
+void put_qp_show(nl_msg *m, const QpShow &q);
 
 }  // namespace vg

@@ -63,6 +63,8 @@ struct nla_policy *reply_policy()
 		p[t].type = NLA_U64;
 	for (int t : {VERBSGATE_ATTR_DEV_LAT_EACH, VERBSGATE_ATTR_DEV_ENFORCE})
 		p[t].type = NLA_U8;
+	for (int t : {VERBSGATE_ATTR_QP_LOCAL_GID, VERBSGATE_ATTR_QP_PEER_GID})
+		p[t].minlen = p[t].maxlen = 16;	// binary GIDs
 	for (int t : {VERBSGATE_ATTR_TENANT_SELECTOR,
 		      VERBSGATE_ATTR_TENANT_STATS,
 		      VERBSGATE_ATTR_DEV_CHUNK_TABLE,
@@ -135,25 +137,33 @@ std::string policy_range(const struct nlattr *pol)
 	return "";
 }
 
+// The extended ack's TLVs (enum nlmsgerr_attrs), which start `offset`
+// bytes into the payload of an NLMSG_ERROR or NLMSG_DONE message; false
+// if it has none.
+bool parse_ack_tlvs(const struct nlmsghdr *nlh, size_t offset,
+		    struct nlattr **tb)
+{
+	size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || offset >= payload)
+		return false;
+	auto *head = reinterpret_cast<struct nlattr *>(
+		static_cast<char *>(nlmsg_data(nlh)) + offset);
+	return nla_parse(tb, NLMSGERR_ATTR_MAX, head, int(payload - offset),
+			 nullptr) == 0;
+}
+
 // The extended ack's TLVs after struct nlmsgerr (the socket asks for
 // capped acks, so the request is not echoed in between).
 void parse_extack(const struct nlmsghdr *nlh, const struct nlmsgerr *e,
 		  Exchange *x)
 {
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	size_t offset = sizeof(*e);
+
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
 		offset += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
-	if (offset >= payload)
-		return;
-
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	auto *head = reinterpret_cast<struct nlattr *>(
-		reinterpret_cast<char *>(const_cast<nlmsgerr *>(e)) + offset);
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, head, int(payload - offset),
-		      nullptr) < 0)
+	if (!parse_ack_tlvs(nlh, offset, tb))
 		return;
 	if (tb[NLMSGERR_ATTR_MSG])
 		x->extack = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
@@ -177,9 +187,19 @@ int on_error(struct sockaddr_nl *, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-int on_done(struct nl_msg *, void *arg)
+int on_ack(struct nl_msg *, void *arg)
 {
 	static_cast<Exchange *>(arg)->done = true;
+	return NL_STOP;
+}
+
+// The end of a dump, which carries the error dumpit failed with, if any.
+int on_done(struct nl_msg *msg, void *arg)
+{
+	auto *x = static_cast<Exchange *>(arg);
+
+	x->err = dump_done_error(nlmsg_hdr(msg), &x->extack);
+	x->done = true;
 	return NL_STOP;
 }
 
@@ -298,6 +318,21 @@ std::string find_attr(const struct nlattr *head, int len, uint32_t base,
 
 }  // namespace
 
+int dump_done_error(const struct nlmsghdr *nlh, std::string *extack)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int err;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(err)))
+		return 0;
+	memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err >= 0)
+		return 0;
+	if (parse_ack_tlvs(nlh, sizeof(err), tb) && tb[NLMSGERR_ATTR_MSG])
+		*extack = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
+	return -err;
+}
+
 std::string attr_name_at(const struct nlmsghdr *nlh, uint32_t offset)
 {
 	uint32_t base = NLMSG_HDRLEN + GENL_HDRLEN;
@@ -364,7 +399,7 @@ void GenlClient::request(uint8_t cmd, bool dump, const Fill &fill,
 	x.request = nlmsg_hdr(msg.get());
 	nl_cb_set(cb.get(), NL_CB_VALID, NL_CB_CUSTOM, on_valid, &x);
 	nl_cb_set(cb.get(), NL_CB_FINISH, NL_CB_CUSTOM, on_done, &x);
-	nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_done, &x);
+	nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_ack, &x);
 	nl_cb_err(cb.get(), NL_CB_CUSTOM, on_error, &x);
 
 	int ret = nl_send_auto(sock_.get(), msg.get());

@@ -65,6 +65,11 @@ private:
 void parse_nested(const nlattr *nest, int max, struct nla_policy *policy,
 		  struct nlattr **tb);
 
+// The error a dump ended with, from its NLMSG_DONE message: 0, or a
+// positive errno, with the kernel's extended-ack message in *extack if it
+// sent one (a dumpit that fails reports so, not with NLMSG_ERROR).
+int dump_done_error(const struct nlmsghdr *nlh, std::string *extack);
+
 // Where in a request an attribute sits: the CLI keyword of the attribute
 // at byte offset `offset` of the message `nlh` (as the kernel's extended
 // ack reports it), or "" if none is there.

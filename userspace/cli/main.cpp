@@ -21,7 +21,7 @@ void usage(std::ostream &out)
 {
 	out << "Usage: verbsgate [OPTIONS] OBJECT { COMMAND | help }\n"
 	       "       verbsgate [OPTIONS] [-force] -b[atch] FILE\n"
-	       "where  OBJECT := { status | tenant | dev | stats | monitor }\n"
+	       "where  OBJECT := { status | tenant | dev | stats | monitor | qp }\n"
 	       "       OPTIONS := { -j[son] | -p[retty] | -d[etails] | "
 	       "-s[tats] | -V[ersion] | -h[elp] }\n";
 }
@@ -38,6 +38,8 @@ int dispatch(Args &args, const Output &o)
 		return cmd_tenant(args, o);
 	if (args.accept("dev"))
 		return cmd_dev(args, o);
+	if (args.accept("qp"))
+		return cmd_qp(args, o);
 	if (args.accept("stats"))
 		return cmd_stats(args, o);
 	if (args.accept("monitor"))

@@ -25,6 +25,17 @@ uint64_t u64(const nlattr *a)
 	return a ? nla_get_u64(a) : 0;
 }
 
+// A GID attribute of the right size; others count as absent.
+std::optional<Gid> gid(const nlattr *a)
+{
+	Gid g;
+
+	if (!a || nla_len(a) != int(g.size()))
+		return std::nullopt;
+	memcpy(g.data(), nla_data(a), g.size());
+	return g;
+}
+
 Selector parse_selector(const nlattr *nest)
 {
 	static struct nla_policy policy[VERBSGATE_SEL_ATTR_MAX + 1];
@@ -173,6 +184,34 @@ Device parse_device(const Attrs &a)
 	return d;
 }
 
+Qp parse_qp(const Attrs &a)
+{
+	Qp q;
+
+	q.dev_index = u32(a[VERBSGATE_ATTR_DEV_INDEX]);
+	q.dev = str(a[VERBSGATE_ATTR_DEV_NAME]);
+	q.tenant_id = u32(a[VERBSGATE_ATTR_TENANT_ID]);
+	q.tenant = str(a[VERBSGATE_ATTR_TENANT_NAME]);
+	q.qpn = u32(a[VERBSGATE_ATTR_QP_NUM]);
+	q.type = u32(a[VERBSGATE_ATTR_QP_TYPE]);
+	// The uapi allows a pid of 0 for kernel QPs; show none then.
+	if (uint32_t pid = u32(a[VERBSGATE_ATTR_QP_PID]))
+		q.pid = pid;
+	if (a[VERBSGATE_ATTR_QP_COMM])
+		q.comm = str(a[VERBSGATE_ATTR_QP_COMM]);
+	if (a[VERBSGATE_ATTR_QP_CGROUP_ID])
+		q.cgroup_id = u64(a[VERBSGATE_ATTR_QP_CGROUP_ID]);
+	if (a[VERBSGATE_ATTR_QP_ULP])
+		q.ulp = str(a[VERBSGATE_ATTR_QP_ULP]);
+	q.local_gid = gid(a[VERBSGATE_ATTR_QP_LOCAL_GID]);
+	q.peer_gid = gid(a[VERBSGATE_ATTR_QP_PEER_GID]);
+	if (a[VERBSGATE_ATTR_QP_STATS]) {
+		q.has_stats = true;
+		q.stats = parse_stats(a[VERBSGATE_ATTR_QP_STATS]);
+	}
+	return q;
+}
+
 std::string format_guid(uint64_t g)
 {
 	char buf[24];
@@ -181,6 +220,23 @@ std::string format_guid(uint64_t g)
 		 unsigned(g >> 48) & 0xffff, unsigned(g >> 32) & 0xffff,
 		 unsigned(g >> 16) & 0xffff, unsigned(g) & 0xffff);
 	return buf;
+}
+
+std::string format_gid(const Gid &g)
+{
+	static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					      0xff, 0xff};
+	AddrPrefix p;
+
+	if (memcmp(g.data(), v4_mapped, sizeof(v4_mapped)) == 0) {
+		p.len = 4;
+		memcpy(p.addr.data(), g.data() + sizeof(v4_mapped), p.len);
+	} else {
+		p.len = g.size();
+		p.addr = g;
+	}
+	p.plen = unsigned(p.len * 8);
+	return format_prefix(p);
 }
 
 }  // namespace vg

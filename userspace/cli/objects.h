@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Tenants and devices as the kernel describes them in replies and events.
+// Tenants, devices and QPs as the kernel describes them in replies and
+// events.
 // Attributes a reply lacks keep their defaults; unknown ones are ignored.
 #pragma once
 
 #include "genl_client.h"
 #include "requests.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,10 +66,36 @@ struct Device {
 	uint64_t aimd_decreases = 0;
 };
 
+using Gid = std::array<uint8_t, 16>;	// network order
+
+// A QP: who created it (a process, or a kernel module) and, once known,
+// its addresses. Optional fields are those the kernel did not send.
+struct Qp {
+	uint32_t dev_index = 0;
+	std::string dev;
+	uint32_t tenant_id = 0;
+	std::string tenant;
+	uint32_t qpn = 0;
+	uint32_t type = 0;		// enum ib_qp_type
+	std::optional<uint32_t> pid;	// user QPs
+	std::optional<std::string> comm;
+	std::optional<uint64_t> cgroup_id;
+	std::optional<std::string> ulp;	// kernel QPs
+	std::optional<Gid> local_gid;
+	std::optional<Gid> peer_gid;
+	bool has_stats = false;
+	TenantStats stats;
+};
+
 Tenant parse_tenant(const Attrs &a);
 Device parse_device(const Attrs &a);
+Qp parse_qp(const Attrs &a);
 
 // As /sys/class/infiniband/<dev>/node_guid prints it.
 std::string format_guid(uint64_t g);
+
+// An IPv4-mapped GID (::ffff:a.b.c.d, RoCEv2 over IPv4) as the IPv4
+// address, any other as a compressed IPv6 address.
+std::string format_gid(const Gid &g);
 
 }  // namespace vg

@@ -86,6 +86,15 @@ std::string name(Args &args, const char *what)
 	return n;
 }
 
+// A filter keyword's value, at most once.
+void filter(std::optional<std::string> &slot, Args &args, const char *keyword,
+	    const char *what)
+{
+	if (slot)
+		throw UsageError(std::string(keyword) + " given twice");
+	slot = name(args, what);
+}
+
 }  // namespace
 
 uint32_t parse_class(const std::string &word)
@@ -291,6 +300,22 @@ DevSet parse_dev_set(Args &args)
 	    d.costs.empty() && !d.lat_each && !d.enforce)
 		throw UsageError("nothing to set; see 'verbsgate dev help'");
 	return d;
+}
+
+QpShow parse_qp_show(Args &args)
+{
+	QpShow q;
+
+	while (!args.empty()) {
+		if (args.accept("dev"))
+			filter(q.dev, args, "dev", "device name");
+		else if (args.accept("tenant"))
+			filter(q.tenant, args, "tenant", "tenant name");
+		else
+			throw UsageError("unknown qp show argument \"" +
+					 args.peek() + "\"");
+	}
+	return q;
 }
 
 }  // namespace vg

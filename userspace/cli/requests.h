@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The words of the commands that change state, parsed into requests. No
-// netlink here: tests check every command's grammar on its own.
+// The words of the commands that change state, and of the filters of
+// those that show it, parsed into requests. No netlink here: tests check
+// every command's grammar on its own.
 #pragma once
 
 #include "args.h"
@@ -72,6 +73,12 @@ struct DevSet {
 	std::optional<bool> enforce;
 };
 
+// qp show [dev DEV] [tenant NAME]
+struct QpShow {
+	std::optional<std::string> dev;
+	std::optional<std::string> tenant;
+};
+
 uint32_t parse_class(const std::string &word);
 const char *class_name(uint32_t cls);
 uint32_t parse_op_class(const std::string &word);
@@ -85,5 +92,6 @@ TenantAdd parse_tenant_add(Args &args,
 			   const std::vector<Cgroup2Mount> &mounts);
 TenantSet parse_tenant_set(Args &args);
 DevSet parse_dev_set(Args &args);
+QpShow parse_qp_show(Args &args);
 
 }  // namespace vg

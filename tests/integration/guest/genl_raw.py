@@ -60,6 +60,10 @@ def parse_attrs(data):
     return attrs
 
 
+def extack_message(tlvs):
+    return parse_attrs(tlvs).get(NLMSGERR_ATTR_MSG, b"").rstrip(b"\0").decode()
+
+
 class Genl:
     def __init__(self):
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
@@ -83,15 +87,19 @@ class Genl:
                 payload = data[16:length]
                 data = data[align(length):]
                 if mtype == NLMSG_DONE:
+                    # A dump that failed says why in its DONE message: the
+                    # error code, then the extack attributes.
+                    if len(payload) >= 4:
+                        error = -struct.unpack_from("=i", payload)[0]
+                    if mflags & NLM_F_ACK_TLVS:
+                        extack = extack_message(payload[4:])
                     return error, extack, replies
                 if mtype == NLMSG_ERROR:
                     error = -struct.unpack_from("=i", payload)[0]
                     if mflags & NLM_F_ACK_TLVS:
                         off = 20 if mflags & NLM_F_CAPPED else 4 + \
                             struct.unpack_from("=I", payload, 4)[0]
-                        msg_attr = parse_attrs(payload[off:]).get(
-                            NLMSGERR_ATTR_MSG, b"")
-                        extack = msg_attr.rstrip(b"\0").decode()
+                        extack = extack_message(payload[off:])
                     return error, extack, replies
                 replies.append(parse_attrs(payload[4:]))
 

@@ -16,7 +16,7 @@ using Cmd = std::function<int(Args &, const Output &)>;
 
 const std::vector<std::pair<const char *, Cmd>> objects = {
 	{"status", cmd_status}, {"tenant", cmd_tenant}, {"dev", cmd_dev},
-	{"stats", cmd_stats}, {"monitor", cmd_monitor},
+	{"qp", cmd_qp}, {"stats", cmd_stats}, {"monitor", cmd_monitor},
 };
 
 int run(const Cmd &cmd, std::vector<std::string> words, std::string *out)
@@ -56,6 +56,12 @@ TEST(Commands, UsageErrorsComeBeforeTheKernel)
 		{cmd_dev, {"show", "rxe0", "extra"}},
 		{cmd_dev, {"set", "rxe0"}},
 		{cmd_dev, {"set", "rxe0", "maxrate", "fast"}},
+		{cmd_qp, {"frobnicate"}},
+		{cmd_qp, {"show", "rxe0"}},
+		{cmd_qp, {"show", "dev"}},
+		{cmd_qp, {"show", "tenant", ""}},
+		{cmd_qp, {"show", "dev", "rxe0", "dev", "rxe0"}},
+		{cmd_qp, {"list", "port", "1"}},
 		{cmd_stats, {"tenant"}},
 		{cmd_stats, {"bogus"}},
 		{cmd_monitor, {"now"}},

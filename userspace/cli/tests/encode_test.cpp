@@ -2,6 +2,7 @@
 // Requests as the kernel will see them: build with libnl, parse back.
 #include "encode.h"
 #include "genl_client.h"
+#include "genl_msg.h"
 
 #include <linux/genetlink.h>
 #include <linux/verbsgate.h>
@@ -11,30 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
-
 using namespace vg;
-
-namespace {
-
-struct Msg {
-	std::unique_ptr<nl_msg, void (*)(nl_msg *)> m{nlmsg_alloc(), nlmsg_free};
-
-	Msg()
-	{
-		genlmsg_put(m.get(), 0, 0, 42, 0, 0, 1, 1);
-	}
-	nlattr *attrs() const { return genlmsg_attrdata(genlmsg_hdr(hdr()), 0); }
-	int len() const { return genlmsg_attrlen(genlmsg_hdr(hdr()), 0); }
-	nlmsghdr *hdr() const { return nlmsg_hdr(m.get()); }
-	uint32_t offset_of(const nlattr *a) const
-	{
-		return uint32_t(reinterpret_cast<const char *>(a) -
-				reinterpret_cast<const char *>(hdr()));
-	}
-};
-
-}  // namespace
+using vg::test::Msg;
 
 TEST(Encode, TenantAddWithNestedSelector)
 {
@@ -128,4 +107,26 @@ TEST(Encode, DevSetArraysAndOnlyGivenSettings)
 		  uint32_t(VERBSGATE_OP_CLASS_MR));
 	EXPECT_EQ(ct[VERBSGATE_OPCOST_ATTR_BYTES], nullptr);
 	EXPECT_EQ(nla_get_u32(ct[VERBSGATE_OPCOST_ATTR_UNITS]), 16u);
+}
+
+TEST(Encode, QpShowFilters)
+{
+	Msg none;
+	put_qp_show(none.m.get(), QpShow{});
+	EXPECT_EQ(none.len(), 0);  // a plain dump
+
+	Msg msg;
+	QpShow q;
+	q.dev = "rxe0";
+	q.tenant = "blue";
+	put_qp_show(msg.m.get(), q);
+
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	EXPECT_STREQ(nla_get_string(tb[VERBSGATE_ATTR_DEV_NAME]), "rxe0");
+	EXPECT_STREQ(nla_get_string(tb[VERBSGATE_ATTR_TENANT_NAME]), "blue");
+	EXPECT_EQ(attr_name_at(msg.hdr(),
+			       msg.offset_of(tb[VERBSGATE_ATTR_TENANT_NAME])),
+		  "tenant name");
 }

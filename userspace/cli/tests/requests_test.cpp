@@ -30,6 +30,12 @@ DevSet dev(std::vector<std::string> words)
 	return parse_dev_set(a);
 }
 
+QpShow qp(std::vector<std::string> words)
+{
+	Args a(std::move(words));
+	return parse_qp_show(a);
+}
+
 }  // namespace
 
 TEST(TenantAdd, CgroupSelector)
@@ -182,6 +188,37 @@ TEST(DevSet, Errors)
 	EXPECT_THROW(dev({"rxe0", "enforce", "maybe"}), UsageError);
 	EXPECT_THROW(dev({"rxe0", "latency-weight", "some"}), UsageError);
 	EXPECT_THROW(dev({"rxe0", "turbo", "on"}), UsageError);
+}
+
+TEST(QpShow, Filters)
+{
+	QpShow all = qp({});
+	EXPECT_FALSE(all.dev);
+	EXPECT_FALSE(all.tenant);
+
+	QpShow d = qp({"dev", "rxe0"});
+	EXPECT_EQ(d.dev, "rxe0");
+	EXPECT_FALSE(d.tenant);
+
+	QpShow t = qp({"tenant", "blue"});
+	EXPECT_FALSE(t.dev);
+	EXPECT_EQ(t.tenant, "blue");
+
+	QpShow both = qp({"te", "blue", "d", "mlx5_0"});  // any order, prefixes
+	EXPECT_EQ(both.dev, "mlx5_0");
+	EXPECT_EQ(both.tenant, "blue");
+}
+
+TEST(QpShow, Errors)
+{
+	EXPECT_THROW(qp({"rxe0"}), UsageError);			// no keyword
+	EXPECT_THROW(qp({"port", "1"}), UsageError);		// unknown keyword
+	EXPECT_THROW(qp({"dev"}), UsageError);			// missing value
+	EXPECT_THROW(qp({"dev", "rxe0", "tenant"}), UsageError);
+	EXPECT_THROW(qp({"tenant", ""}), UsageError);		// invalid name
+	EXPECT_THROW(qp({"dev", ""}), UsageError);
+	EXPECT_THROW(qp({"dev", "rxe0", "dev", "rxe1"}), UsageError);
+	EXPECT_THROW(qp({"tenant", "a", "tenant", "a"}), UsageError);
 }
 
 TEST(Names, ClassesAndOpClasses)

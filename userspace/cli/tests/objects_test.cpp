@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Replies as the CLI reads and prints them: attributes built with libnl,
+// parsed into objects, formatted.
+#include "commands.h"
+#include "genl_msg.h"
+#include "json.h"
+#include "objects.h"
+
+#include <linux/verbsgate.h>
+#include <netlink/attr.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+
+using namespace vg;
+using vg::test::Msg;
+
+namespace {
+
+Gid v4_mapped(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, a, b, c, d};
+}
+
+// fe80::<last>
+Gid link_local(uint8_t last)
+{
+	return {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last};
+}
+
+// The reply's attributes, as GenlClient hands them to a command; they
+// point into msg.
+Attrs parse(const Msg &msg)
+{
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	Attrs a;
+
+	EXPECT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	std::copy(std::begin(tb), std::end(tb), a.begin());
+	return a;
+}
+
+void put_common(nl_msg *m, const char *tenant, uint32_t qpn, uint32_t type)
+{
+	nla_put_u32(m, VERBSGATE_ATTR_DEV_INDEX, 1);
+	nla_put_string(m, VERBSGATE_ATTR_DEV_NAME, "rxe0");
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_ID, 3);
+	nla_put_string(m, VERBSGATE_ATTR_TENANT_NAME, tenant);
+	nla_put_u32(m, VERBSGATE_ATTR_QP_NUM, qpn);
+	nla_put_u32(m, VERBSGATE_ATTR_QP_TYPE, type);
+}
+
+std::string json(const Qp &q)
+{
+	JsonWriter w;
+
+	qp_json(w, q);
+	return w.str();
+}
+
+}  // namespace
+
+TEST(FormatGid, Ipv4MappedPrintsAsIpv4)
+{
+	EXPECT_EQ(format_gid(v4_mapped(10, 77, 0, 1)), "10.77.0.1");
+	EXPECT_EQ(format_gid(v4_mapped(0, 0, 0, 0)), "0.0.0.0");
+}
+
+TEST(FormatGid, OthersPrintAsCompressedIpv6)
+{
+	EXPECT_EQ(format_gid(link_local(1)), "fe80::1");
+	EXPECT_EQ(format_gid(Gid{}), "::");
+	// ffff in the wrong place, or an IPv4-compatible (::a.b.c.d) address.
+	EXPECT_EQ(format_gid({0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 10,
+			      77, 0, 1}),
+		  "::ffff:0:a4d:1");
+	EXPECT_EQ(format_gid({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 77, 0,
+			      1}),
+		  "::10.77.0.1");
+	EXPECT_EQ(format_gid({0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0xfc, 0x12, 0xe5,
+			      0xff, 0xfe, 0xa5, 0xe3, 0x93}),
+		  "fe80::fc12:e5ff:fea5:e393");
+}
+
+TEST(ParseQp, UserQp)
+{
+	Msg msg;
+	nl_msg *m = msg.m.get();
+	Gid local = v4_mapped(10, 77, 0, 1), peer = v4_mapped(10, 77, 0, 2);
+	put_common(m, "blue", 17, 2);
+	nla_put_u32(m, VERBSGATE_ATTR_QP_PID, 1234);
+	nla_put_string(m, VERBSGATE_ATTR_QP_COMM, "vgload");
+	nla_put_u64(m, VERBSGATE_ATTR_QP_CGROUP_ID, 5678);
+	nla_put(m, VERBSGATE_ATTR_QP_LOCAL_GID, int(local.size()), local.data());
+	nla_put(m, VERBSGATE_ATTR_QP_PEER_GID, int(peer.size()), peer.data());
+
+	Qp q = parse_qp(parse(msg));
+	EXPECT_EQ(q.dev_index, 1u);
+	EXPECT_EQ(q.dev, "rxe0");
+	EXPECT_EQ(q.tenant_id, 3u);
+	EXPECT_EQ(q.tenant, "blue");
+	EXPECT_EQ(q.qpn, 17u);
+	EXPECT_EQ(q.type, 2u);
+	EXPECT_EQ(q.pid, 1234u);
+	EXPECT_EQ(q.comm, "vgload");
+	EXPECT_EQ(q.cgroup_id, 5678u);
+	EXPECT_FALSE(q.ulp);
+	EXPECT_EQ(q.local_gid, local);
+	EXPECT_EQ(q.peer_gid, peer);
+	EXPECT_FALSE(q.has_stats);
+
+	EXPECT_EQ(qp_text(q, true),
+		  "rxe0 qpn 17 type RC tenant blue pid 1234 comm vgload "
+		  "cgroup 5678 local 10.77.0.1 peer 10.77.0.2");
+	EXPECT_EQ(json(q),
+		  "{\"dev\":\"rxe0\",\"dev_index\":1,\"qpn\":17,\"type\":\"RC\","
+		  "\"tenant\":\"blue\",\"tenant_id\":3,\"pid\":1234,"
+		  "\"comm\":\"vgload\",\"cgroup_id\":5678,"
+		  "\"local\":\"10.77.0.1\",\"peer\":\"10.77.0.2\"}");
+}
+
+TEST(ParseQp, KernelQpWithStatsAndUnknownAttributes)
+{
+	Msg msg;
+	nl_msg *m = msg.m.get();
+	Gid local = link_local(1), peer = link_local(2);
+	put_common(m, "default", 18, 2);
+	nla_put_u32(m, VERBSGATE_ATTR_QP_PID, 0);  // "0: kernel" (uapi)
+	nla_put_string(m, VERBSGATE_ATTR_QP_ULP, "nvme_rdma");
+	nla_put(m, VERBSGATE_ATTR_QP_LOCAL_GID, int(local.size()), local.data());
+	nla_put(m, VERBSGATE_ATTR_QP_PEER_GID, int(peer.size()), peer.data());
+	nla_put_u32(m, VERBSGATE_ATTR_QP_WEIGHT, 5);
+	nla_put_u32(m, VERBSGATE_ATTR_MAX + 1, 99);  // newer than this tool
+	nlattr *stats = nla_nest_start(m, VERBSGATE_ATTR_QP_STATS | NLA_F_NESTED);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_TX_BYTES, 4096);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_TX_WRS, 2);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_THROTTLED_NS, 1500);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_MAX + 1, 7);  // newer than this tool
+	nla_nest_end(m, stats);
+
+	Qp q = parse_qp(parse(msg));
+	EXPECT_FALSE(q.pid);
+	EXPECT_FALSE(q.comm);
+	EXPECT_FALSE(q.cgroup_id);
+	EXPECT_EQ(q.ulp, "nvme_rdma");
+	ASSERT_TRUE(q.has_stats);
+	EXPECT_EQ(q.stats.tx_bytes, 4096u);
+	EXPECT_EQ(q.stats.tx_wrs, 2u);
+	EXPECT_EQ(q.stats.throttled_ns, 1500u);
+
+	EXPECT_EQ(qp_text(q, false),
+		  "rxe0 qpn 18 type RC tenant default ulp nvme_rdma "
+		  "local fe80::1 peer fe80::2");
+	EXPECT_EQ(qp_text(q, true),
+		  "rxe0 qpn 18 type RC tenant default ulp nvme_rdma "
+		  "local fe80::1 peer fe80::2 tx_bytes 4096 tx_wrs 2 chunks 0 "
+		  "split_wrs 0 throttled 1.5us queued_wrs 0");
+	EXPECT_EQ(json(q),
+		  "{\"dev\":\"rxe0\",\"dev_index\":1,\"qpn\":18,\"type\":\"RC\","
+		  "\"tenant\":\"default\",\"tenant_id\":3,\"ulp\":\"nvme_rdma\","
+		  "\"local\":\"fe80::1\",\"peer\":\"fe80::2\",\"stats\":{"
+		  "\"tx_bytes\":4096,\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
+		  "\"throttled_ns\":1500,\"queued_wrs\":0}}");
+}
+
+TEST(ParseQp, TypesAndAddresslessQps)
+{
+	const std::pair<uint32_t, const char *> types[] = {
+		{2, "RC"}, {3, "UC"}, {4, "UD"}, {9, "XRC_INI"}, {7, "7"},
+	};
+	for (const auto &[type, name] : types) {
+		Msg msg;
+		put_common(msg.m.get(), "blue", 17, type);
+		// A GID of the wrong size counts as unknown.
+		uint8_t v4[4] = {10, 77, 0, 1};
+		nla_put(msg.m.get(), VERBSGATE_ATTR_QP_LOCAL_GID, sizeof(v4), v4);
+
+		Qp q = parse_qp(parse(msg));
+		EXPECT_FALSE(q.local_gid);
+		EXPECT_FALSE(q.peer_gid);
+		EXPECT_EQ(qp_text(q, true), std::string("rxe0 qpn 17 type ") +
+						    name + " tenant blue");
+		EXPECT_NE(json(q).find(std::string("\"type\":\"") + name + "\""),
+			  std::string::npos);
+	}
+}
