@@ -66,8 +66,8 @@ ADMIN, CAP_DO, CAP_DUMP, HASPOL = 0x01, 0x02, 0x04, 0x08
 
 def test_family_ops_permissions_and_groups(guest):
     """The ABI as registered: every command has its own policy, changes
-    need CAP_NET_ADMIN, reads do not; QP_GET is not answered yet; one
-    events group."""
+    need CAP_NET_ADMIN, reads do not; QP_GET is a dump only; one events
+    group."""
     assert guest.load_verbsgate().ok
     res = guest.run(f"python3 {guest.repo / GENL_RAW} --family-info",
                     check=True)
@@ -82,6 +82,7 @@ def test_family_ops_permissions_and_groups(guest):
         5: ADMIN | CAP_DO | HASPOL,		# TENANT_SET
         6: CAP_DO | CAP_DUMP | HASPOL,		# TENANT_GET
         7: ADMIN | CAP_DO | HASPOL,		# DEV_SET
+        8: CAP_DUMP | HASPOL,			# QP_GET
         9: CAP_DUMP | HASPOL,			# STATS_GET
     }
     assert info["groups"] == ["events"]
