@@ -99,6 +99,36 @@ static void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate,
 }
 
 /*
+ * Under the device's ctrl_lock: hand the pacing settings to the shaper
+ * (which takes its own lock inside this one).
+ */
+static void vg_devcfg_publish_locked(struct vg_device *dev)
+{
+	struct vg_shaper_settings set = {
+		.rate = dev->ctrl.safe,
+		.op_rate = vg_ctrl_op_rate(&dev->ctrl),
+		.chunk = dev->ctrl.chunk,
+		.enforce = dev->enforce,
+		.cost = dev->cost,
+	};
+
+	vg_shaper_settings(&dev->ipose.shaper, &set);
+}
+
+/**
+ * vg_devcfg_publish() - hand a device's settings to its shaper
+ * @dev: the device, attached
+ *
+ * Context: process or softirq; takes the device's ctrl_lock.
+ */
+void vg_devcfg_publish(struct vg_device *dev)
+{
+	spin_lock_bh(&dev->ctrl_lock);
+	vg_devcfg_publish_locked(dev);
+	spin_unlock_bh(&dev->ctrl_lock);
+}
+
+/*
  * Under vg_devices_lock: adopt the port's limits. MaxRate follows the
  * port unless the operator has set one or the tenants' guarantees need
  * more; chunk sizes above the port's largest message are cut down to it.
@@ -126,8 +156,9 @@ static void vg_devcfg_set_port(struct vg_device *dev, u64 rate, u32 max_chunk)
 	}
 	spin_lock_bh(&dev->ctrl_lock);
 	/* Unless the operator set MaxRate meanwhile (the lock was dropped). */
-	if (dev->max_rate_set == v.max_rate_set)
-		vg_ctrl_set_cfg(&dev->ctrl, cfg);
+	if (dev->max_rate_set == v.max_rate_set &&
+	    !vg_ctrl_set_cfg(&dev->ctrl, cfg))
+		vg_devcfg_publish_locked(dev);
 	spin_unlock_bh(&dev->ctrl_lock);
 }
 
@@ -398,6 +429,7 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		dev->enforce = v.enforce;
 		if (c->set & VG_DC_MAX_RATE)
 			dev->max_rate_set = true;
+		vg_devcfg_publish_locked(dev);
 	}
 	spin_unlock_bh(&dev->ctrl_lock);
 	return ret;
@@ -439,6 +471,7 @@ static int vg_devcfg_weights_one(struct vg_device *dev, void *arg)
 {
 	spin_lock_bh(&dev->ctrl_lock);
 	vg_ctrl_set_weights(&dev->ctrl, arg);
+	vg_devcfg_publish_locked(dev);
 	spin_unlock_bh(&dev->ctrl_lock);
 	return 0;
 }

@@ -77,6 +77,7 @@ struct vg_devcfg_view {
 
 void vg_devcfg_init(struct vg_device *dev);
 void vg_devcfg_start(struct vg_device *dev);
+void vg_devcfg_publish(struct vg_device *dev);
 void vg_devcfg_stop(struct vg_device *dev);
 void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v);
 int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,

@@ -69,6 +69,7 @@ static int vg_device_add(struct ib_device *ibdev)
 	/* The wrappers find dev through the client data: set it first. */
 	ib_set_client_data(ibdev, &vg_ib_client, dev);
 	vg_interpose_attach(dev);
+	vg_devcfg_publish(dev);
 	vg_devcfg_start(dev);
 	pr_debug("attached to %s (index %u, driver %s)\n",
 		 dev->name, dev->index, dev->driver);

@@ -7,7 +7,9 @@
  * pointers it needs with wrappers that call the driver's original and
  * record what they learn; on device removal and module unload it puts the
  * originals back. Kernel (ULP) and user (uverbs) QPs alike are created,
- * modified and destroyed through these pointers.
+ * modified and destroyed through these pointers; kernel ULPs post sends
+ * and poll completions through them too (user QPs of most providers post
+ * from user space, and their posts through uverbs pass unshaped).
  *
  * Why no caller can run module code after unload. A caller may have loaded
  * a wrapper's address from the ops just before it was restored. Three
@@ -26,10 +28,16 @@
  *     without sleeping; before the module text goes away,
  *     vg_interpose_exit() runs phase 1's pair of grace periods once more.
  *
- * Context: wrappers run in the process context of the caller of the
- * operation (create/modify/destroy QP may sleep), holding the SRCU read
- * lock; they take the QP table's xa_lock and, to announce a QP,
- * vg_devices_lock.
+ * Before the wrappers go, the shaper is drained (shaper.c): completions
+ * of the chunks it posted carry its own wr_id and must pass the poll
+ * wrapper.
+ *
+ * Context: create/modify/destroy QP wrappers run in the process context
+ * of their caller (they may sleep) and take the QP table's xa_lock, the
+ * shaper lock and, to announce a QP, vg_devices_lock. post_send and
+ * poll_cq wrappers run in whatever context their caller is in (process,
+ * softirq, interrupts off) and take the shaper lock. All hold the SRCU
+ * read lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,22 +56,36 @@ static struct vg_interpose *vg_ipose(struct ib_device *ibdev)
 	return &vg_device_of(ibdev)->ipose;
 }
 
+/* Kernel-owned RC and UC send queues are shaped. */
+static bool vg_qp_shaped_type(const struct ib_qp *qp,
+			      const struct ib_udata *udata)
+{
+	return !udata && (qp->qp_type == IB_QPT_RC || qp->qp_type == IB_QPT_UC);
+}
+
 static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 			struct ib_udata *udata)
 {
+	struct vg_sendq *sq = NULL;
 	struct vg_interpose *ip;
+	struct vg_qp *q;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
 	ret = ip->create_qp(qp, attr, udata);
 	if (!ret && vg_qp_tracked_type(qp->qp_type) && qp->real_qp == qp) {
-		if (vg_qp_add(&ip->qps, qp, udata))
+		if (vg_qp_add(&ip->qps, qp, udata, &q)) {
 			pr_warn_ratelimited("%s: QP %u is not tracked\n",
 					    dev_name(&qp->device->dev),
 					    qp->qp_num);
-		else
+		} else {
+			if (vg_qp_shaped_type(qp, udata))
+				sq = vg_sendq_create(&ip->shaper, qp, q, attr);
+			/* Pairs with the post and modify wrappers' acquire. */
+			smp_store_release(&q->sq, sq);
 			vg_qp_announce(vg_device_of(qp->device), qp);
+		}
 	}
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
@@ -73,6 +95,8 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 			int attr_mask, struct ib_udata *udata)
 {
 	struct vg_interpose *ip;
+	struct vg_sendq *sq;
+	struct vg_qp *q;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
@@ -80,6 +104,16 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 	ret = ip->modify_qp(qp, attr, attr_mask, udata);
 	if (!ret && vg_qp_set_av(&ip->qps, qp, attr, attr_mask))
 		vg_qp_announce(vg_device_of(qp->device), qp);
+	if (!ret && (attr_mask & IB_QP_STATE)) {
+		rcu_read_lock();
+		q = vg_qp_find(&ip->qps, qp);
+		/* Pairs with the release in vg_create_qp(). */
+		/* Pairs with the release in vg_create_qp(). */
+	sq = q ? smp_load_acquire(&q->sq) : NULL;
+		if (sq)
+			vg_sendq_modified(&ip->shaper, sq, attr, attr_mask);
+		rcu_read_unlock();
+	}
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
 }
@@ -97,6 +131,11 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 	 * create may reuse at once; put the entry back if the driver refuses.
 	 */
 	q = vg_qp_take(&ip->qps, qp);
+	/* The owner has drained the QP: stop shaping it first. */
+	if (q && q->sq) {
+		vg_sendq_destroy(&ip->shaper, q->sq);
+		WRITE_ONCE(q->sq, NULL);
+	}
 	ret = ip->destroy_qp(qp, udata);
 	if (q) {
 		if (ret)
@@ -106,6 +145,64 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 	}
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
+}
+
+static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			const struct ib_send_wr **bad)
+{
+	struct vg_interpose *ip;
+	struct vg_sendq *sq;
+	struct vg_qp *q;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(qp->device);
+	rcu_read_lock();
+	q = vg_qp_find(&ip->qps, qp);
+	/* Pairs with the release in vg_create_qp(). */
+	sq = q ? smp_load_acquire(&q->sq) : NULL;
+	if (sq)
+		ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
+	rcu_read_unlock();
+	if (!sq)
+		ret = ip->post_send(qp, wr, bad);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return ret;
+}
+
+static int vg_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
+{
+	struct vg_interpose *ip;
+	int idx, want, got, kept, total = 0;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(cq->device);
+	if (!READ_ONCE(ip->shaper.nsqs)) {
+		total = ip->poll_cq(cq, n, wc);
+		goto out;
+	}
+	/*
+	 * The shaper keeps its own completions from the owner: poll again
+	 * while the driver filled the array, so that the owner does not take
+	 * a short batch for an empty CQ.
+	 */
+	do {
+		want = n - total;
+		got = ip->poll_cq(cq, want, wc + total);
+		if (got < 0) {
+			if (!total)
+				total = got;
+			break;
+		}
+		rcu_read_lock();
+		kept = vg_sendq_poll(&ip->shaper, &ip->qps, cq, want,
+				     wc + total, got);
+		rcu_read_unlock();
+		total += kept;
+	} while (got == want && kept < want);
+out:
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return total;
 }
 
 /**
@@ -123,12 +220,20 @@ void vg_interpose_attach(struct vg_device *dev)
 	ip->create_qp = ibdev->ops.create_qp;
 	ip->modify_qp = ibdev->ops.modify_qp;
 	ip->destroy_qp = ibdev->ops.destroy_qp;
+	ip->post_send = ibdev->ops.post_send;
+	ip->poll_cq = ibdev->ops.poll_cq;
 	/* A device without QPs has nothing to shape. */
-	if (!ip->create_qp || !ip->modify_qp || !ip->destroy_qp)
+	if (!ip->create_qp || !ip->modify_qp || !ip->destroy_qp ||
+	    !ip->post_send || !ip->poll_cq)
 		return;
+	/* Without memory for the shaper, QPs are tracked but not shaped. */
+	if (vg_shaper_init(&ip->shaper, dev, ip->post_send))
+		pr_warn("%s: no memory to shape send queues\n", dev->name);
 	WRITE_ONCE(ibdev->ops.create_qp, vg_create_qp);
 	WRITE_ONCE(ibdev->ops.modify_qp, vg_modify_qp);
 	WRITE_ONCE(ibdev->ops.destroy_qp, vg_destroy_qp);
+	WRITE_ONCE(ibdev->ops.post_send, vg_post_send);
+	WRITE_ONCE(ibdev->ops.poll_cq, vg_poll_cq);
 	ip->attached = true;
 }
 
@@ -146,13 +251,17 @@ void vg_interpose_detach(struct vg_device *dev)
 	struct vg_interpose *ip = &dev->ipose;
 
 	if (ip->attached) {
+		vg_shaper_drain(&ip->shaper);
 		WRITE_ONCE(ibdev->ops.create_qp, ip->create_qp);
 		WRITE_ONCE(ibdev->ops.modify_qp, ip->modify_qp);
 		WRITE_ONCE(ibdev->ops.destroy_qp, ip->destroy_qp);
+		WRITE_ONCE(ibdev->ops.post_send, ip->post_send);
+		WRITE_ONCE(ibdev->ops.poll_cq, ip->poll_cq);
 		ip->attached = false;
 		synchronize_rcu_tasks();
 		synchronize_rcu();
 		synchronize_srcu(&vg_interpose_srcu);
+		vg_shaper_destroy(&ip->shaper);
 	}
 	vg_qp_table_destroy(&ip->qps);
 }

@@ -8,13 +8,17 @@
 #include <rdma/ib_verbs.h>
 
 #include "qp.h"
+#include "shaper.h"
 
 /**
  * struct vg_interpose - a device's interposed operations
  * @create_qp: the driver's operation, called by the wrapper
  * @modify_qp: likewise
  * @destroy_qp: likewise
+ * @post_send: likewise
+ * @poll_cq: likewise
  * @qps: the QPs created while interposed
+ * @shaper: the shaper of the device's kernel-owned send queues
  * @attached: the wrappers are installed
  */
 struct vg_interpose {
@@ -23,7 +27,11 @@ struct vg_interpose {
 	int (*modify_qp)(struct ib_qp *qp, struct ib_qp_attr *attr,
 			 int attr_mask, struct ib_udata *udata);
 	int (*destroy_qp)(struct ib_qp *qp, struct ib_udata *udata);
+	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad);
+	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 	struct vg_qp_table qps;
+	struct vg_shaper shaper;
 	bool attached;
 };
 

@@ -143,6 +143,7 @@ static bool vg_qp_classify(struct vg_qp_table *t, struct vg_qp *q)
  * @t: its device's table
  * @qp: the new QP (qp_num and qp_type set)
  * @user: created through uverbs, in the context of the creating process
+ * @out: the entry; valid until the QP is destroyed
  *
  * Records who created the QP and classifies it into a tenant (rule R1).
  * The QP is not yet visible to its creator, so nothing posts on it before
@@ -152,7 +153,8 @@ static bool vg_qp_classify(struct vg_qp_table *t, struct vg_qp *q)
  * Takes xa_lock.
  * Return: 0, -ENOMEM, or -EBUSY if the QP number is already tracked.
  */
-int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user)
+int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user,
+	      struct vg_qp **out)
 {
 	struct vg_qp *q;
 	int ret;
@@ -189,6 +191,7 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user)
 		return ret;
 	}
 	vg_qp_classify(t, q);
+	*out = q;
 	return 0;
 }
 

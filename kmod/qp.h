@@ -12,6 +12,8 @@
 
 #include "tenant.h"
 
+struct vg_sendq;
+
 /**
  * struct vg_qp - what verbsgate knows about one QP
  * @qp: the QP; valid while the entry is in its device's table
@@ -28,6 +30,8 @@
  * @peer_gid: destination GID of the address vector
  * @tenant: the tenant the QP belongs to, referenced; NULL only between
  *	insertion and the first classification (vg_qp_add())
+ * @sq: the shaper's state of a shaped (kernel-owned RC/UC) QP, or NULL;
+ *	set once after creation, cleared before destruction
  * @rcu: deferred free after RCU readers
  *
  * Fixed after creation except @has_av and the GIDs, which the modify path
@@ -48,6 +52,7 @@ struct vg_qp {
 	union ib_gid local_gid;
 	union ib_gid peer_gid;
 	struct vg_ktenant __rcu *tenant;
+	struct vg_sendq *sq;
 	struct rcu_head rcu;
 };
 
@@ -60,7 +65,8 @@ void vg_qp_table_init(struct vg_qp_table *t);
 void vg_qp_table_destroy(struct vg_qp_table *t);
 
 bool vg_qp_tracked_type(enum ib_qp_type type);
-int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user);
+int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user,
+	      struct vg_qp **out);
 bool vg_qp_set_av(struct vg_qp_table *t, struct ib_qp *qp,
 		  const struct ib_qp_attr *attr, int attr_mask);
 struct vg_qp *vg_qp_find(struct vg_qp_table *t, struct ib_qp *qp);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * verbsgate: keep tracked QPs in their tenants as tenants come and go
- * (rules R2 and R3 of tenant.h), and announce every classification with a
+ * (rules R2 and R3 of tenant.h), keep the shapers' tenant slots in step
+ * with the tenants' policies, and announce every classification with a
  * QP_CLASSIFIED event: at creation, when a QP's address becomes known,
  * and when a tenant change moves it.
  *
@@ -49,6 +50,8 @@ static int vg_qp_retenant_dev(struct vg_device *dev, void *arg)
 	struct vg_qp_change *c = arg;
 
 	vg_qp_table_retenant(&dev->ipose.qps, c->ev, c->t, vg_qp_moved, dev);
+	/* After the moves: a deleted tenant's slots follow its QPs. */
+	vg_shaper_tenant_event(&dev->ipose.shaper, c->ev, c->t);
 	return 0;
 }
 
@@ -63,8 +66,7 @@ static int vg_qp_tenant_event(struct notifier_block *nb, unsigned long ev,
 	struct vg_qp_change c = { .ev = ev, .t = data };
 	unsigned long pos = 0;
 
-	if (ev == VG_TENANT_ADDED || ev == VG_TENANT_REMOVED)
-		vg_device_for_each(&pos, vg_qp_retenant_dev, &c);
+	vg_device_for_each(&pos, vg_qp_retenant_dev, &c);
 	return NOTIFY_OK;
 }
 

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: a device's shaper, the QP side: the send queue of one
+ * kernel-owned RC or UC QP.
+ *
+ * Posts. The owner's WRs are copied (with their SGE lists and any inline
+ * payload, which the owner may reuse once ib_post_send() returns) into
+ * the QP's queue, in arrival order, and the dispatcher (shaper.c) posts
+ * them as chunks: RDMA WRITE, WRITE_WITH_IMM and READ are split by the
+ * core splitter, everything else goes whole. Only the last chunk of a WR
+ * acts for the owner (its completion, its immediate data). A QP of a
+ * latency-class tenant, or of a device whose enforcement is off, or while
+ * the module unloads, posts straight to the driver whenever nothing of it
+ * is queued or in flight, so its WRs never wait behind the shaper.
+ *
+ * Memory is bounded: a QP holds at most as many WRs as its send queue
+ * has entries (the owner cannot have more outstanding); beyond that, or
+ * when GFP_ATOMIC memory runs out, ib_post_send() fails with -ENOMEM and
+ * *bad_wr names the first WR not taken, as a full send queue does.
+ *
+ * Completions. Every chunk the shaper posts carries, as its wr_id, the
+ * address of its entry in the QP's ring (one entry per send queue slot),
+ * which records the owner's wr_id/wr_cqe. The interposed poll_cq
+ * translates: a completion of a ring entry retires it and every older
+ * entry (send queues complete in order); the owner sees it, with its own
+ * wr_id, only for the last chunk of a WR it asked a completion for, or
+ * with an error. Chunks are posted unsignaled unless the owner asked, or
+ * half the ring would otherwise be unsignaled, so that the ring keeps
+ * draining; those extra completions never reach the owner. The ring also
+ * bounds what is in flight, so the send queue never overflows.
+ *
+ * Errors. When the QP enters the error state (modify to ERR, an error
+ * completion, or a failed post) nothing more is posted: the queued WRs,
+ * and WRs posted later, are reported as flushed (IB_WC_WR_FLUSH_ERR, the
+ * owner's wr_id, once each), after the chunks already in flight have
+ * completed, so the owner sees its completions in order. A WR whose chunk
+ * failed with another status is reported with that status. The flushed
+ * completions are returned by the poll wrapper for the QP's send CQ; the
+ * hrtimer wakes the CQ's poller for them.
+ *
+ * Locking: everything here runs under the device's shaper lock, except
+ * vg_sendq_create() and the driver calls, documented where they are.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "device.h"
+#include "qp.h"
+#include "shaper.h"
+#include "tenant.h"
+
+/* ib_core's opcodes the shaper models, and the completion each gives. */
+static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+		*vop = VG_OP_WRITE;
+		*wc = IB_WC_RDMA_WRITE;
+		return true;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*vop = VG_OP_WRITE_IMM;
+		*wc = IB_WC_RDMA_WRITE;
+		return true;
+	case IB_WR_SEND:
+		*vop = VG_OP_SEND;
+		*wc = IB_WC_SEND;
+		return true;
+	case IB_WR_SEND_WITH_IMM:
+		*vop = VG_OP_SEND_IMM;
+		*wc = IB_WC_SEND;
+		return true;
+	case IB_WR_SEND_WITH_INV:
+		*vop = VG_OP_SEND_INV;
+		*wc = IB_WC_SEND;
+		return true;
+	case IB_WR_RDMA_READ:
+		*vop = VG_OP_READ;
+		*wc = IB_WC_RDMA_READ;
+		return true;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*vop = VG_OP_ATOMIC_CMP_SWP;
+		*wc = IB_WC_COMP_SWAP;
+		return true;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*vop = VG_OP_ATOMIC_FETCH_ADD;
+		*wc = IB_WC_FETCH_ADD;
+		return true;
+	case IB_WR_LOCAL_INV:
+		*vop = VG_OP_LOCAL_INV;
+		*wc = IB_WC_LOCAL_INV;
+		return true;
+	case IB_WR_REG_MR:
+		*vop = VG_OP_REG_MR;
+		*wc = IB_WC_REG_MR;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool vg_opcode_rdma(u8 vop)
+{
+	return vop == VG_OP_WRITE || vop == VG_OP_WRITE_IMM ||
+	       vop == VG_OP_READ;
+}
+
+static bool vg_opcode_atomic(u8 vop)
+{
+	return vop == VG_OP_ATOMIC_CMP_SWP || vop == VG_OP_ATOMIC_FETCH_ADD;
+}
+
+/* IB_SEND_* to VG_WR_*, for the flags the splitter handles. */
+static u32 vg_flags_of(int send_flags)
+{
+	return (send_flags & IB_SEND_SIGNALED ? VG_WR_SIGNALED : 0) |
+	       (send_flags & IB_SEND_SOLICITED ? VG_WR_SOLICITED : 0) |
+	       (send_flags & IB_SEND_INLINE ? VG_WR_INLINE : 0) |
+	       (send_flags & IB_SEND_FENCE ? VG_WR_FENCE : 0);
+}
+
+/* Any context. */
+static void vg_pwr_free(struct vg_pwr *p)
+{
+	kfree(p);
+}
+
+/*
+ * Copy @wr, its container, SGEs and inline payload. Any context
+ * (GFP_ATOMIC). Return: the copy, or NULL with *@err set: -EOPNOTSUPP an
+ * opcode the shaper does not model, -EINVAL too many SGEs or a payload
+ * above 2^31 bytes, -ENOMEM.
+ */
+static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, int *err)
+{
+	enum ib_wc_opcode wco;
+	size_t inl = 0, size;
+	struct vg_pwr *p;
+	u32 i, off = 0;
+	u8 vop;
+
+	if (!vg_opcode_of(wr->opcode, &vop, &wco)) {
+		*err = -EOPNOTSUPP;
+		return NULL;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > VG_MAX_SGE) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (wr->send_flags & IB_SEND_INLINE)
+		for (i = 0; i < wr->num_sge; i++)
+			inl += wr->sg_list[i].length;
+	if (inl > SZ_64K) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	size = sizeof(*p) + wr->num_sge *
+	       (sizeof(struct ib_sge) + sizeof(struct vg_sge)) + inl;
+	p = kmalloc(size, GFP_ATOMIC);
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (vg_opcode_rdma(vop))
+		p->u.rdma = *rdma_wr(wr);
+	else if (vg_opcode_atomic(vop))
+		p->u.atomic = *atomic_wr(wr);
+	else if (vop == VG_OP_REG_MR)
+		p->u.reg = *reg_wr(wr);
+	else
+		p->u.wr = *wr;
+	p->u.wr.next = NULL;
+	p->sge = (struct ib_sge *)(p + 1);
+	p->vsge = (struct vg_sge *)(p->sge + wr->num_sge);
+	p->inline_buf = (u8 *)(p->vsge + wr->num_sge);
+	p->length = 0;
+	p->status = IB_WC_SUCCESS;
+	for (i = 0; i < wr->num_sge; i++) {
+		p->sge[i] = wr->sg_list[i];
+		if (inl) {
+			memcpy(p->inline_buf + off,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p->sge[i].addr = (uintptr_t)(p->inline_buf + off);
+			off += wr->sg_list[i].length;
+		}
+		p->vsge[i].addr = p->sge[i].addr;
+		p->vsge[i].length = p->sge[i].length;
+		p->vsge[i].lkey = p->sge[i].lkey;
+	}
+	p->u.wr.sg_list = p->sge;
+
+	memset(&p->vwr, 0, sizeof(p->vwr));
+	p->vwr.wr_id = wr->wr_id;
+	p->vwr.sg_list = p->vsge;
+	p->vwr.num_sge = wr->num_sge;
+	p->vwr.flags = vg_flags_of(wr->send_flags);
+	p->vwr.opcode = vop;
+	if (vg_opcode_rdma(vop)) {
+		p->vwr.remote_addr = p->u.rdma.remote_addr;
+		p->vwr.rkey = p->u.rdma.rkey;
+	} else if (vg_opcode_atomic(vop)) {
+		p->vwr.remote_addr = p->u.atomic.remote_addr;
+		p->vwr.rkey = p->u.atomic.rkey;
+	}
+	if (vop == VG_OP_WRITE_IMM || vop == VG_OP_SEND_IMM)
+		p->vwr.imm = (__force u32)wr->ex.imm_data;
+	else if (vop == VG_OP_SEND_INV)
+		p->vwr.imm = wr->ex.invalidate_rkey;
+	if (vg_wr_length(&p->vwr, &p->length)) {
+		kfree(p);
+		*err = -EINVAL;
+		return NULL;
+	}
+	return p;
+}
+
+/* Under the shaper lock: fill the dispatcher's WR for chunk @c of @p. */
+static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
+			   const struct vg_chunk *c, bool signal)
+{
+	struct ib_send_wr *w = &sh->wr.wr;
+	int keep = IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE;
+	u32 i;
+
+	sh->wr = p->u;
+	w->next = NULL;
+	for (i = 0; i < c->num_sge; i++) {
+		sh->sge[i].addr = c->sg_list[i].addr;
+		sh->sge[i].length = c->sg_list[i].length;
+		sh->sge[i].lkey = c->sg_list[i].lkey;
+	}
+	w->sg_list = sh->sge;
+	w->num_sge = c->num_sge;
+	/* Earlier chunks of a WRITE_WITH_IMM are plain WRITEs. */
+	if (p->vwr.opcode == VG_OP_WRITE_IMM && c->opcode == VG_OP_WRITE)
+		w->opcode = IB_WR_RDMA_WRITE;
+	if (vg_opcode_rdma(p->vwr.opcode)) {
+		sh->wr.rdma.remote_addr = c->remote_addr;
+		sh->wr.rdma.rkey = c->rkey;
+	}
+	w->send_flags = (p->u.wr.send_flags & ~keep) |
+			(c->flags & VG_WR_SOLICITED ? IB_SEND_SOLICITED : 0) |
+			(c->flags & VG_WR_FENCE ? IB_SEND_FENCE : 0) |
+			(signal ? IB_SEND_SIGNALED : 0);
+}
+
+/*
+ * Under the shaper lock: hand @sq's flush queue to its CQ's poller once
+ * nothing of the QP is in flight (its completions come first).
+ */
+void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	if (sq->inflight || list_empty(&sq->flushq) ||
+	    !list_empty(&sq->inject_node))
+		return;
+	list_add_tail(&sq->inject_node, &sh->inject);
+	sq->kicked = false;
+	vg_shaper_arm(sh, ktime_get_ns());
+}
+
+/**
+ * vg_sendq_fail() - the QP is in error: flush instead of posting
+ * @sh: the shaper
+ * @sq: the QP
+ *
+ * Context: any; the shaper lock held.
+ */
+void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	struct vg_pwr *p, *tmp;
+	u32 n = 0;
+
+	if (!sq->error) {
+		sq->error = true;
+		vg_sched_deactivate(&sh->sched, sq->handle);
+	}
+	list_for_each_entry_safe(p, tmp, &sq->queue, node) {
+		p->status = IB_WC_WR_FLUSH_ERR;
+		list_move_tail(&p->node, &sq->flushq);
+		n++;
+	}
+	sq->splitting = false;
+	if (n)
+		vg_tenant_count_queue(sq->tenant, 0, n);
+	vg_sendq_release(sh, sq);
+}
+
+/* Under the shaper lock: report @p (removed from the queue) as failed. */
+static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
+				 struct vg_pwr *p, int err)
+{
+	pr_warn_ratelimited("%s: QP %u: posting a chunk failed (%d); the QP's WRs are flushed\n",
+			    sh->dev->name, sq->qp->qp_num, err);
+	p->status = IB_WC_LOC_QP_OP_ERR;
+	list_add(&p->node, &sq->flushq);
+	vg_tenant_count_queue(sq->tenant, 0, 1);
+	vg_sendq_fail(sh, sq);
+}
+
+/**
+ * vg_sendq_post_chunk() - post the next chunk of a QP's head WR
+ * @sh: the shaper
+ * @sq: the QP the scheduler picked; its queue is not empty and its ring
+ *	has room
+ * @now: time of the pick, ns
+ * @flags: the interrupt state saved with the shaper lock
+ *
+ * Charges the chunk to the pacer and the scheduler, then drops the lock
+ * to call the driver's post_send (with the interrupt state of whoever
+ * took the lock) and retakes it. A -ENOMEM from the driver (its queue is
+ * fuller than the ring knows, after direct posts) puts the chunk back and
+ * waits for a completion; any other error fails the QP.
+ *
+ * Context: any; the shaper lock held, the dispatcher running.
+ */
+void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
+			 unsigned long *flags)
+{
+	struct vg_pwr *p = list_first_entry(&sq->queue, struct vg_pwr, node);
+	struct vg_ktenant *t;
+	const struct ib_send_wr *bad;
+	struct vg_split saved;
+	struct vg_ring_ent *e;
+	struct vg_token tok;
+	struct vg_chunk c;
+	bool signal, split;
+	int ret;
+
+	if (!sq->splitting) {
+		ret = vg_split_init(&sq->split, &p->vwr, sh->chunk);
+		if (ret) {
+			list_del(&p->node);
+			sq->nheld--;
+			vg_sendq_post_failed(sh, sq, p, ret);
+			return;
+		}
+		sq->splitting = true;
+		vg_tenant_count_wait(sq->tenant, now - p->enqueued_ns);
+	}
+	saved = sq->split;
+	vg_split_next(&sq->split, &c, sh->vsge);
+	split = c.last && vg_split_count(&sq->split) > 1;
+
+	e = &sq->ring[(sq->head + sq->inflight) % sq->depth];
+	e->owner_id = p->u.wr.wr_id;
+	e->last = c.last;
+	e->owner_signaled = sq->sig_all ||
+			    (p->u.wr.send_flags & IB_SEND_SIGNALED);
+	signal = (c.last && e->owner_signaled) ||
+		 sq->unsignaled + 1 >= sq->depth / 2 ||
+		 sq->inflight + 1 >= sq->depth;
+	vg_sendq_build(sh, p, &c, signal);
+	sh->wr.wr.wr_id = (uintptr_t)e;
+	if (c.last) {
+		list_del(&p->node);
+		sq->nheld--;
+		sq->splitting = false;
+	}
+	sq->inflight++;
+	sq->unsignaled = signal ? 0 : sq->unsignaled + 1;
+
+	vg_cost(&sh->cost, c.opcode, c.length, &tok);
+	vg_pacer_charge(&sh->pacer, now, &tok);
+	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now,
+			!list_empty(&sq->queue));
+
+	/* A tenant change may drop the QP's reference meanwhile. */
+	t = vg_tenant_get(sq->tenant);
+	sh->busy = sq;
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	ret = sh->post_send(sq->qp, &sh->wr.wr, &bad);
+	if (!ret) {
+		vg_tenant_count_tx(t, c.length, c.last, 1, split);
+		if (c.last)
+			vg_tenant_count_queue(t, 0, 1);
+	}
+	vg_tenant_put(t);
+	spin_lock_irqsave(&sh->lock, *flags);
+	sh->busy = NULL;
+	wake_up(&sh->idle_wq);
+	if (!ret) {
+		if (c.last)
+			vg_pwr_free(p);
+		return;
+	}
+	sq->inflight--;
+	sq->unsignaled = 0;
+	if (ret == -ENOMEM && !sq->error) {
+		/* Back as it was; a completion of the QP unblocks it. */
+		sq->split = saved;
+		sq->splitting = saved.emitted > 0;
+		if (c.last) {
+			list_add(&p->node, &sq->queue);
+			sq->nheld++;
+		}
+		sq->blocked = true;
+		vg_sched_deactivate(&sh->sched, sq->handle);
+		return;
+	}
+	if (!c.last) {
+		/* Still queued, unless an error moved it meanwhile. */
+		if (sq->error)
+			return;
+		list_del(&p->node);
+		sq->nheld--;
+	}
+	vg_sendq_post_failed(sh, sq, p, ret);
+	vg_sendq_release(sh, sq);
+}
+
+/*
+ * Under the shaper lock: may @sq's WRs bypass the queue? Only when
+ * nothing of the QP waits or is in flight, so order is kept. A QP in
+ * error goes direct only while unloading (the driver flushes its WRs
+ * itself); otherwise the shaper reports them.
+ */
+static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	if (!list_empty(&sq->queue) || !list_empty(&sq->flushq) ||
+	    sq->inflight)
+		return false;
+	if (sq->error)
+		return sh->draining;
+	return sh->draining || !sh->enforce ||
+	       READ_ONCE(sq->tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
+}
+
+/* Counts WRs that went straight to the driver, up to @stop. Any context. */
+static void vg_sendq_count_direct(struct vg_ktenant *t,
+				  const struct ib_send_wr *wr,
+				  const struct ib_send_wr *stop)
+{
+	u64 bytes = 0;
+	u32 n = 0;
+	int i;
+
+	for (; wr && wr != stop; wr = wr->next, n++)
+		for (i = 0; i < wr->num_sge; i++)
+			bytes += wr->sg_list[i].length;
+	if (n)
+		vg_tenant_count_tx(t, bytes, n, n, 0);
+}
+
+/**
+ * vg_sendq_post() - the post path of a shaped QP
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @wr: the owner's chain
+ * @bad: on error, the first WR not taken
+ *
+ * Context: any the owner posts from; under rcu_read_lock() (the caller
+ * found @sq that way). Takes the shaper lock; may run the dispatcher,
+ * which calls the driver.
+ * Return: 0, or -ENOMEM (no room or memory) or -EOPNOTSUPP (an opcode the
+ * shaper does not model, while the QP has WRs queued), or what the driver
+ * returned for a direct post.
+ */
+int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
+		  const struct ib_send_wr *wr, const struct ib_send_wr **bad)
+{
+	const struct ib_send_wr *first = wr;
+	u64 now = ktime_get_ns();
+	struct vg_ktenant *t;
+	unsigned long flags;
+	struct vg_pwr *p;
+	int ret = 0;
+	u32 n = 0;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	if (sq->dead) {
+		/* Racing its destruction: the owner's bug; stay out of it. */
+		spin_unlock_irqrestore(&sh->lock, flags);
+		return sh->post_send(sq->qp, wr, bad);
+	}
+	vg_shaper_rebind(sh, sq);
+	if (vg_sendq_direct(sh, sq))
+		goto direct;
+
+	for (; wr; wr = wr->next) {
+		if (sq->nheld >= sq->depth) {
+			ret = -ENOMEM;
+			break;
+		}
+		p = vg_pwr_copy(wr, &ret);
+		if (!p) {
+			/* Unmodelled opcodes go direct when nothing waits. */
+			if (ret == -EOPNOTSUPP && wr == first && !n &&
+			    !sq->error && list_empty(&sq->queue) &&
+			    !sq->inflight)
+				goto direct;
+			break;
+		}
+		p->enqueued_ns = now;
+		sq->nheld++;
+		if (sq->error) {
+			p->status = IB_WC_WR_FLUSH_ERR;
+			list_add_tail(&p->node, &sq->flushq);
+			continue;
+		}
+		list_add_tail(&p->node, &sq->queue);
+		n++;
+	}
+	if (ret)
+		*bad = wr;
+	if (n) {
+		vg_tenant_count_queue(sq->tenant, n, 0);
+		if (!sq->blocked)
+			vg_sched_activate(&sh->sched, sq->handle, now);
+		vg_shaper_kick(sh, &flags);
+	}
+	if (sq->error && !sq->dead)
+		vg_sendq_release(sh, sq);
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return ret;
+
+direct:
+	t = vg_tenant_get(sq->tenant);
+	spin_unlock_irqrestore(&sh->lock, flags);
+	ret = sh->post_send(sq->qp, wr, bad);
+	vg_sendq_count_direct(t, wr, ret ? *bad : NULL);
+	vg_tenant_put(t);
+	return ret;
+}
+
+/* Under the shaper lock: the owner's completion for a flushed WR. */
+static void vg_sendq_flushed_wc(struct vg_sendq *sq, struct vg_pwr *p,
+				struct ib_wc *wc)
+{
+	enum ib_wc_opcode wco = IB_WC_SEND;
+	u8 vop;
+
+	vg_opcode_of(p->u.wr.opcode, &vop, &wco);
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = p->u.wr.wr_id;
+	wc->status = p->status;
+	if (wc->status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
+		wc->status = sq->first_err;
+		sq->first_err = IB_WC_SUCCESS;
+	}
+	wc->opcode = wco;
+	wc->qp = sq->qp;
+}
+
+/*
+ * Under the shaper lock: a completion of ring entry @e of @sq. Return:
+ * whether the owner sees it (then @wc is rewritten for the owner).
+ */
+static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
+			      struct vg_ring_ent *e, struct ib_wc *wc)
+{
+	u32 idx = e - sq->ring;
+	u32 n = (idx + sq->depth - sq->head) % sq->depth + 1;
+	bool owner;
+
+	/* Send queues complete in order: older entries are done too. */
+	if (n > sq->inflight)
+		n = sq->inflight;
+	sq->head = (idx + 1) % sq->depth;
+	sq->inflight -= n;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR && !sq->first_err)
+			sq->first_err = wc->status;
+		if (!sq->error)
+			vg_sendq_fail(sh, sq);
+	}
+	owner = e->last && (e->owner_signaled || wc->status != IB_WC_SUCCESS);
+	if (owner) {
+		wc->wr_id = e->owner_id;
+		if (wc->status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
+			wc->status = sq->first_err;
+			sq->first_err = IB_WC_SUCCESS;
+		}
+	}
+	return owner;
+}
+
+/*
+ * Under the shaper lock: a completion the driver returned, of a QP of
+ * this device. Return: whether the owner sees it.
+ */
+static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_qp_table *t,
+			    struct ib_wc *wc, bool *kick)
+{
+	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+	struct vg_sendq *sq;
+	struct vg_qp *q;
+
+	if (!wc->qp)
+		return true;
+	q = vg_qp_find(t, wc->qp);
+	sq = q ? READ_ONCE(q->sq) : NULL;
+	if (!sq || sq->dead)
+		return true;
+	/* Any completion of the QP frees room a direct post took. */
+	if (sq->blocked && !sq->error) {
+		sq->blocked = false;
+		if (!list_empty(&sq->queue))
+			vg_sched_activate(&sh->sched, sq->handle,
+					  ktime_get_ns());
+		*kick = true;
+	}
+	/* Not a ring entry: a receive, or a WR posted directly. */
+	if (e < sq->ring || e >= sq->ring + sq->depth || !sq->inflight)
+		return true;
+	if (!vg_sendq_complete(sh, sq, e, wc)) {
+		vg_sendq_release(sh, sq);
+		return false;
+	}
+	vg_sendq_release(sh, sq);
+	return true;
+}
+
+/**
+ * vg_sendq_poll() - translate what the driver's poll_cq returned
+ * @sh: the shaper of the CQ's device
+ * @t: the device's QP table
+ * @cq: the CQ
+ * @n: room in @wc
+ * @wc: the completions; on return the owner's ones, compacted
+ * @got: how many the driver returned
+ *
+ * Removes the shaper's own completions, gives the owner's back their
+ * wr_id, and appends flushed WRs of the CQ's QPs while room is left.
+ *
+ * Context: the poller's (softirq, workqueue or the ULP's own); under
+ * rcu_read_lock() (for the table). Takes the shaper lock.
+ * Return: the number of completions left in @wc.
+ */
+int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
+		  struct ib_cq *cq, int n, struct ib_wc *wc, int got)
+{
+	struct vg_sendq *sq, *tmp;
+	unsigned long flags;
+	bool kick = false;
+	struct vg_pwr *p;
+	int i, out = 0;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	for (i = 0; i < got; i++) {
+		if (!vg_sendq_filter(sh, t, &wc[i], &kick))
+			continue;
+		if (out != i)
+			wc[out] = wc[i];
+		out++;
+	}
+	list_for_each_entry_safe(sq, tmp, &sh->inject, inject_node) {
+		if (sq->qp->send_cq != cq)
+			continue;
+		while (out < n && !list_empty(&sq->flushq)) {
+			p = list_first_entry(&sq->flushq, struct vg_pwr, node);
+			list_del(&p->node);
+			sq->nheld--;
+			vg_sendq_flushed_wc(sq, p, &wc[out++]);
+			vg_pwr_free(p);
+		}
+		if (list_empty(&sq->flushq))
+			list_del_init(&sq->inject_node);
+	}
+	if (kick)
+		vg_shaper_arm(sh, ktime_get_ns());
+	if (sh->draining)
+		wake_up(&sh->idle_wq);
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return out;
+}
+
+/**
+ * vg_sendq_modified() - follow a successful modify of a shaped QP
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @attr: the attributes
+ * @attr_mask: which were set
+ *
+ * To ERR: flush. To RESET: the driver forgot every WR; so does the ring.
+ *
+ * Context: process context; takes the shaper lock.
+ */
+void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
+		       const struct ib_qp_attr *attr, int attr_mask)
+{
+	struct vg_pwr *p, *tmp;
+	unsigned long flags;
+
+	if (!(attr_mask & IB_QP_STATE))
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (attr->qp_state == IB_QPS_ERR) {
+		vg_sendq_fail(sh, sq);
+	} else if (attr->qp_state == IB_QPS_RESET) {
+		list_for_each_entry_safe(p, tmp, &sq->flushq, node) {
+			list_del(&p->node);
+			sq->nheld--;
+			vg_pwr_free(p);
+		}
+		list_del_init(&sq->inject_node);
+		sq->head = 0;
+		sq->inflight = 0;
+		sq->unsignaled = 0;
+		sq->error = false;
+		sq->blocked = false;
+		sq->first_err = IB_WC_SUCCESS;
+		if (!list_empty(&sq->queue))
+			vg_sched_activate(&sh->sched, sq->handle,
+					  ktime_get_ns());
+	}
+	if (sh->draining)
+		wake_up(&sh->idle_wq);
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/**
+ * vg_sendq_idle() - nothing of the QP is queued, in flight or unreported
+ * @sq: the QP's state
+ *
+ * Context: any; the shaper lock held.
+ */
+bool vg_sendq_idle(const struct vg_sendq *sq)
+{
+	return list_empty(&sq->queue) && list_empty(&sq->flushq) &&
+	       !sq->inflight;
+}
+
+/**
+ * vg_sendq_create() - shape a new kernel-owned QP
+ * @sh: its device's shaper
+ * @qp: the QP, just created by the driver
+ * @q: its tracking entry, classified
+ * @attr: what it was created with (the driver wrote back the real sizes)
+ *
+ * Context: process context (the create QP wrapper); GFP_KERNEL; takes
+ * the shaper lock.
+ * Return: the state, or NULL if the QP stays unshaped (no memory, no
+ * scheduler slot, no send queue).
+ */
+struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
+				 struct vg_qp *q,
+				 const struct ib_qp_init_attr *attr)
+{
+	struct vg_ktenant *t;
+	struct vg_sendq *sq;
+	u32 depth = attr->cap.max_send_wr;
+
+	if (!sh->active || !depth)
+		return NULL;
+	sq = kzalloc(sizeof(*sq), GFP_KERNEL);
+	if (!sq)
+		return NULL;
+	sq->ring = kcalloc(depth, sizeof(*sq->ring), GFP_KERNEL);
+	if (!sq->ring) {
+		kfree(sq);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&sq->node);
+	INIT_LIST_HEAD(&sq->inject_node);
+	INIT_LIST_HEAD(&sq->queue);
+	INIT_LIST_HEAD(&sq->flushq);
+	sq->qp = qp;
+	sq->q = q;
+	sq->depth = depth;
+	sq->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+
+	rcu_read_lock();
+	t = rcu_dereference(q->tenant);
+	t = t ? vg_tenant_get(t) : NULL;
+	rcu_read_unlock();
+	if (!t || vg_shaper_bind(sh, sq, t)) {
+		pr_warn_ratelimited("%s: QP %u is not shaped\n",
+				    sh->dev->name, qp->qp_num);
+		vg_tenant_put(t);
+		vg_sendq_free(sq);
+		return NULL;
+	}
+	vg_tenant_put(t);
+	return sq;
+}
+
+/**
+ * vg_sendq_free() - free a QP's state nobody can reach any more
+ * @sq: the state
+ *
+ * Context: process context.
+ */
+void vg_sendq_free(struct vg_sendq *sq)
+{
+	struct vg_pwr *p, *tmp;
+	u32 n = 0;
+
+	list_for_each_entry_safe(p, tmp, &sq->queue, node) {
+		vg_pwr_free(p);
+		n++;
+	}
+	if (n && sq->tenant)
+		vg_tenant_count_queue(sq->tenant, 0, n);
+	list_for_each_entry_safe(p, tmp, &sq->flushq, node)
+		vg_pwr_free(p);
+	vg_tenant_put(sq->tenant);
+	kfree(sq->ring);
+	kfree_rcu(sq, rcu);
+}
+
+/**
+ * vg_sendq_destroy() - stop shaping a QP the driver has destroyed
+ * @sh: the shaper
+ * @sq: the QP's state
+ *
+ * Waits until the dispatcher and the CQ waker no longer use the QP. An
+ * owner that destroys a QP with chunks still in flight (without draining
+ * it) gets their completions untranslated: a warning says so.
+ *
+ * Context: process context; sleeps; takes the shaper lock.
+ */
+void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	spin_lock_irq(&sh->lock);
+	sq->dead = true;
+	if (sq->inflight || !list_empty(&sq->queue))
+		pr_warn_ratelimited("%s: QP %u destroyed with %u chunks in flight and WRs queued: %s\n",
+				    sh->dev->name, sq->qp->qp_num,
+				    sq->inflight,
+				    list_empty(&sq->queue) ? "no" : "yes");
+	wait_event_lock_irq(sh->idle_wq, sh->busy != sq, sh->lock);
+	list_del(&sq->node);
+	list_del_init(&sq->inject_node);
+	sh->by_handle[sq->handle] = NULL;
+	vg_sched_qp_del(&sh->sched, sq->handle);
+	WRITE_ONCE(sh->nsqs, sh->nsqs - 1);
+	if (sh->draining)
+		wake_up(&sh->idle_wq);
+	spin_unlock_irq(&sh->lock);
+	vg_sendq_free(sq);
+}

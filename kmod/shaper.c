@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: a device's shaper, the device side.
+ *
+ * Every shaped QP of the device (a kernel-owned RC or UC QP, sendq.c) has
+ * a slot in the device's scheduler, under the scheduler slot of its
+ * tenant; tenants get their slot when their first QP on the device binds
+ * and lose it when they are deleted. The dispatcher picks the QP whose
+ * chunk goes next (two-level fair queuing, core/sched.h), lets the pacer
+ * (token buckets at SafeUtil, core/pacer.h) decide when, and posts the
+ * chunk with the driver's own post_send. When the pacer or a capped tenant
+ * says "later", the dispatcher arms an hrtimer for that time and returns:
+ * nothing spins and no thread is dedicated to pacing.
+ *
+ * Locking and context. vg_shaper::lock (spin_lock_irqsave: posts may come
+ * from any context) protects the scheduler, the pacer, the settings copy
+ * and every vg_sendq of the device. The dispatcher runs in the context of
+ * whoever kicks it (a post, the hrtimer's softirq) and drops the lock
+ * around the driver's post_send, which may run the driver's requester
+ * inline and must see the caller's interrupt state; one dispatcher runs at
+ * a time per device (@running), so a QP's chunks reach the driver in
+ * order, and a post that arrives meanwhile only asks for another round
+ * (@rerun). Lock order: a device's ctrl_lock, then its shaper lock; the
+ * table's xa_lock is never taken under the shaper lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "device.h"
+#include "qp.h"
+#include "shaper.h"
+#include "tenant.h"
+
+/* Token buckets' depth: what an idle device may send back to back. */
+#define VG_BURST_BYTES	(256U << 10)
+#define VG_BURST_OPS	256U
+/* Rounds a dispatcher makes for posts that arrived while it ran. */
+#define VG_RERUNS	2
+
+/* Under the shaper lock: arm the hrtimer for @when, unless it is earlier. */
+void vg_shaper_arm(struct vg_shaper *sh, u64 when)
+{
+	if (hrtimer_is_queued(&sh->timer) &&
+	    ktime_to_ns(hrtimer_get_expires(&sh->timer)) <= when)
+		return;
+	hrtimer_start(&sh->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
+ * Under the shaper lock: one round of the dispatcher, at most @budget
+ * chunks. Drops and retakes the lock around each post.
+ */
+static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
+			  u32 *budget)
+{
+	struct vg_sendq *sq;
+	u64 now, next;
+	u32 h;
+	int ret;
+
+	while (*budget) {
+		now = ktime_get_ns();
+		if (!sh->draining) {
+			next = vg_pacer_next(&sh->pacer);
+			if (next > now) {
+				vg_shaper_arm(sh, next);
+				return;
+			}
+		}
+		ret = vg_sched_pick(&sh->sched, now, &h, &next);
+		if (ret == -EAGAIN) {
+			vg_shaper_arm(sh, next);
+			return;
+		}
+		if (ret)
+			return;		/* nothing to send */
+		sq = h < VG_SHAPER_MAX_QPS ? sh->by_handle[h] : NULL;
+		if (!sq || list_empty(&sq->queue) || sq->error) {
+			vg_sched_deactivate(&sh->sched, h);
+			continue;
+		}
+		if (sq->inflight >= sq->depth) {
+			/* A completion reactivates it (sendq.c). */
+			sq->blocked = true;
+			vg_sched_deactivate(&sh->sched, h);
+			continue;
+		}
+		(*budget)--;
+		vg_sendq_post_chunk(sh, sq, now, flags);
+	}
+	/* Out of budget: the hrtimer continues in softirq. */
+	vg_shaper_arm(sh, ktime_get_ns());
+}
+
+/**
+ * vg_shaper_kick() - post what the pacer allows now
+ * @sh: the shaper
+ * @flags: the interrupt state saved when the caller took @sh->lock
+ *
+ * Returns at once if a dispatcher is running elsewhere (it makes another
+ * round). Otherwise posts up to VG_SHAPER_BUDGET chunks and arms the
+ * hrtimer for the rest.
+ *
+ * Context: any; @sh->lock held (dropped and retaken inside).
+ */
+void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
+{
+	u32 budget = VG_SHAPER_BUDGET;
+	int rounds = 0;
+
+	if (sh->running) {
+		sh->rerun = true;
+		return;
+	}
+	sh->running = true;
+	do {
+		sh->rerun = false;
+		vg_shaper_run(sh, flags, &budget);
+	} while (sh->rerun && budget && ++rounds <= VG_RERUNS);
+	if (sh->rerun)
+		vg_shaper_arm(sh, ktime_get_ns());
+	sh->running = false;
+}
+
+/*
+ * Under the shaper lock: wake the poller of one CQ whose QP has flush
+ * completions waiting (sendq.c releases them once nothing of the QP is in
+ * flight). The CQ's handler runs without the lock, because a ULP's
+ * handler may poll, and the poll wrapper takes it; @busy keeps the QP
+ * (and so its CQ) from being destroyed meanwhile.
+ */
+static bool vg_shaper_wake_one(struct vg_shaper *sh, unsigned long *flags)
+{
+	struct vg_sendq *sq;
+	struct ib_cq *cq;
+
+	list_for_each_entry(sq, &sh->inject, inject_node) {
+		if (sq->kicked)
+			continue;
+		sq->kicked = true;
+		cq = sq->qp->send_cq;
+		/* Direct pollers poll on their own; their handler warns. */
+		if (!cq || !cq->comp_handler || cq->poll_ctx == IB_POLL_DIRECT)
+			return true;
+		sh->busy = sq;
+		spin_unlock_irqrestore(&sh->lock, *flags);
+		cq->comp_handler(cq, cq->cq_context);
+		spin_lock_irqsave(&sh->lock, *flags);
+		sh->busy = NULL;
+		wake_up(&sh->idle_wq);
+		return true;
+	}
+	return false;
+}
+
+/* The hrtimer: softirq context. Takes the shaper lock. */
+static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
+{
+	struct vg_shaper *sh = container_of(timer, struct vg_shaper, timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	vg_shaper_kick(sh, &flags);
+	while (vg_shaper_wake_one(sh, &flags))
+		;
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * vg_shaper_init() - set up a device's shaper
+ * @sh: the shaper, zeroed
+ * @dev: its device
+ * @post_send: the driver's post_send
+ *
+ * The scheduler takes about 1.2 MiB (4096 tenant and 16384 QP slots).
+ *
+ * Context: process context; allocates with GFP_KERNEL.
+ * Return: 0 or -ENOMEM.
+ */
+int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
+		   int (*post_send)(struct ib_qp *qp,
+				    const struct ib_send_wr *wr,
+				    const struct ib_send_wr **bad))
+{
+	struct vg_sched_cfg cfg = {
+		.max_tenants = VG_MAX_TENANTS,
+		.max_qps = VG_SHAPER_MAX_QPS,
+	};
+	struct vg_pacer_cfg pc = {
+		.burst_bytes = VG_BURST_BYTES,
+		.burst_ops = VG_BURST_OPS,
+	};
+	size_t len = vg_sched_mem_size(&cfg);
+	u32 i;
+
+	spin_lock_init(&sh->lock);
+	INIT_LIST_HEAD(&sh->sqs);
+	INIT_LIST_HEAD(&sh->inject);
+	init_waitqueue_head(&sh->idle_wq);
+	hrtimer_init(&sh->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	sh->timer.function = vg_shaper_timer;
+	sh->dev = dev;
+	sh->post_send = post_send;
+	vg_cost_model_default(&sh->cost);
+	sh->chunk = VG_CTRL_CHUNK_NOLAT;
+
+	sh->sched_mem = kvzalloc(len, GFP_KERNEL);
+	sh->tmap = kvmalloc_array(VG_MAX_TENANTS, sizeof(*sh->tmap),
+				  GFP_KERNEL);
+	sh->by_handle = kvcalloc(VG_SHAPER_MAX_QPS, sizeof(*sh->by_handle),
+				 GFP_KERNEL);
+	if (!sh->sched_mem || !sh->tmap || !sh->by_handle)
+		goto nomem;
+	for (i = 0; i < VG_MAX_TENANTS; i++)
+		sh->tmap[i] = VG_SCHED_NONE;
+	if (vg_sched_init(&sh->sched, &cfg, sh->sched_mem, len) ||
+	    vg_pacer_init(&sh->pacer, &pc, ktime_get_ns()))
+		goto nomem;
+	sh->active = true;
+	return 0;
+
+nomem:
+	kvfree(sh->by_handle);
+	kvfree(sh->tmap);
+	kvfree(sh->sched_mem);
+	return -ENOMEM;
+}
+
+/**
+ * vg_shaper_settings() - follow the device's settings
+ * @sh: the shaper
+ * @set: SafeUtil and its op rate, chunk size, enforcement, cost model
+ *
+ * Context: any; takes the shaper lock (the caller may hold the device's
+ * ctrl_lock).
+ */
+void vg_shaper_settings(struct vg_shaper *sh,
+			const struct vg_shaper_settings *set)
+{
+	unsigned long flags;
+
+	if (!sh->active)
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (set->rate != sh->rate || set->op_rate != sh->op_rate) {
+		if (!vg_pacer_set_rates(&sh->pacer, set->rate, set->op_rate)) {
+			sh->rate = set->rate;
+			sh->op_rate = set->op_rate;
+		}
+	}
+	sh->chunk = set->chunk;
+	sh->enforce = set->enforce;
+	sh->cost = set->cost;
+	/* Faster or unshaped now: let waiting WRs go. */
+	if (!list_empty(&sh->sqs))
+		vg_shaper_arm(sh, ktime_get_ns());
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/* Under the shaper lock: the scheduler's policy for @t. */
+static void vg_shaper_tenant_cfg(const struct vg_ktenant *t,
+				 struct vg_tenant_cfg *cfg)
+{
+	cfg->weight = READ_ONCE(t->pol.weight);
+	cfg->tclass = READ_ONCE(t->pol.class);
+	cfg->min_rate = READ_ONCE(t->pol.min_rate);
+	cfg->max_rate = READ_ONCE(t->pol.max_rate);
+	/* A policy change in between may leave min above max: drop it. */
+	if (cfg->max_rate && cfg->min_rate > cfg->max_rate)
+		cfg->min_rate = 0;
+}
+
+/*
+ * Under the shaper lock: put @sq's scheduler slot under @t, creating
+ * @t's slot on first use. Return: 0 or the scheduler's error.
+ */
+static int vg_shaper_place(struct vg_shaper *sh, struct vg_sendq *sq,
+			   struct vg_ktenant *t)
+{
+	struct vg_tenant_cfg cfg;
+	u32 tid = sh->tmap[t->id];
+	int ret;
+
+	if (tid == VG_SCHED_NONE) {
+		vg_shaper_tenant_cfg(t, &cfg);
+		ret = vg_sched_tenant_add(&sh->sched, &cfg, &tid);
+		if (ret)
+			return ret;
+		sh->tmap[t->id] = tid;
+	}
+	ret = vg_sched_qp_add(&sh->sched, tid, VG_QP_WEIGHT_DEFAULT,
+			      &sq->handle);
+	if (ret)
+		return ret;
+	sh->by_handle[sq->handle] = sq;
+	if (sq->tenant != t) {
+		vg_tenant_put(sq->tenant);
+		sq->tenant = vg_tenant_get(t);
+	}
+	return 0;
+}
+
+/**
+ * vg_shaper_bind() - give a new shaped QP its scheduler slot
+ * @sh: the shaper
+ * @sq: the QP's state, not yet visible to the post path
+ * @t: its tenant
+ *
+ * Context: process context; takes the shaper lock. The scheduler may
+ * compact its QP pool here (core/sched.h).
+ * Return: 0, or -ENOSPC (no QP slot left: the QP stays unshaped).
+ */
+int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
+		   struct vg_ktenant *t)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	ret = vg_shaper_place(sh, sq, t);
+	if (!ret) {
+		list_add_tail(&sq->node, &sh->sqs);
+		WRITE_ONCE(sh->nsqs, sh->nsqs + 1);
+	}
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return ret;
+}
+
+/*
+ * Under the shaper lock: move @sq's slot to @t, taking its queued WRs
+ * along. If the new slot cannot be had, the old one stays.
+ */
+static void vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
+			   struct vg_ktenant *t)
+{
+	u32 old = sq->handle;
+
+	if (vg_shaper_place(sh, sq, t)) {
+		sq->handle = old;
+		return;
+	}
+	vg_sched_qp_del(&sh->sched, old);
+	sh->by_handle[old] = NULL;
+	if (!list_empty(&sq->queue) && !sq->blocked && !sq->error)
+		vg_sched_activate(&sh->sched, sq->handle, ktime_get_ns());
+}
+
+/**
+ * vg_shaper_rebind() - follow a QP's move to another tenant
+ * @sh: the shaper
+ * @sq: the QP's state
+ *
+ * A QP moves between WRs (rule R6 of tenant.h): only while nothing of it
+ * is queued, so queued WRs are sent and counted in the old tenant.
+ *
+ * Context: any; the shaper lock held, under rcu_read_lock() (for the
+ * QP's current tenant).
+ */
+void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	struct vg_ktenant *cur = rcu_dereference(sq->q->tenant);
+
+	if (cur && cur != sq->tenant && list_empty(&sq->queue))
+		vg_shaper_move(sh, sq, cur);
+}
+
+/**
+ * vg_shaper_tenant_event() - follow a tenant change
+ * @sh: the shaper
+ * @ev: enum vg_tenant_event
+ * @t: the tenant
+ *
+ * A changed policy applies at once. A deleted tenant's QPs have been
+ * classified again (qp_tenant.c) before this runs: their slots move to
+ * their new tenants with whatever they have queued, and the tenant's slot
+ * goes.
+ *
+ * Context: process context (the tenant notifier); takes the shaper lock.
+ */
+void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
+			    struct vg_ktenant *t)
+{
+	struct vg_tenant_cfg cfg;
+	struct vg_ktenant *cur;
+	struct vg_sendq *sq;
+	unsigned long flags;
+	u32 tid;
+
+	if (!sh->active || (ev != VG_TENANT_CHANGED && ev != VG_TENANT_REMOVED))
+		return;
+	rcu_read_lock();
+	spin_lock_irqsave(&sh->lock, flags);
+	tid = sh->tmap[t->id];
+	if (tid == VG_SCHED_NONE)
+		goto out;
+	if (ev == VG_TENANT_CHANGED) {
+		vg_shaper_tenant_cfg(t, &cfg);
+		if (vg_sched_tenant_set(&sh->sched, tid, &cfg, ktime_get_ns()))
+			pr_warn_ratelimited("%s: tenant %s: policy not applied\n",
+					    sh->dev->name, t->name);
+		goto out;
+	}
+	list_for_each_entry(sq, &sh->sqs, node) {
+		cur = rcu_dereference(sq->q->tenant);
+		if (sq->tenant == t && cur && cur != t)
+			vg_shaper_move(sh, sq, cur);
+	}
+	if (!vg_sched_tenant_del(&sh->sched, tid))
+		sh->tmap[t->id] = VG_SCHED_NONE;
+	vg_shaper_arm(sh, ktime_get_ns());
+out:
+	spin_unlock_irqrestore(&sh->lock, flags);
+	rcu_read_unlock();
+}
+
+/* Under the shaper lock: nothing is queued, in flight or to be reported. */
+static bool vg_shaper_idle(struct vg_shaper *sh)
+{
+	struct vg_sendq *sq;
+
+	list_for_each_entry(sq, &sh->sqs, node)
+		if (!vg_sendq_idle(sq))
+			return false;
+	return !sh->busy;
+}
+
+static bool vg_shaper_idle_locked(struct vg_shaper *sh)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	idle = vg_shaper_idle(sh);
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return idle;
+}
+
+/**
+ * vg_shaper_drain() - stop shaping and wait until nothing is left
+ * @sh: the shaper
+ *
+ * Unload and device removal. From now on WRs go to the driver unpaced;
+ * what is queued is posted at once. Returns when every WR the shaper took
+ * has been posted and every chunk it posted has completed and been
+ * translated for its owner: only then may the poll wrapper go, since a
+ * completion of a chunk carries the shaper's ring address as its wr_id.
+ * Waits as long as that takes (an owner that stopped polling its CQ holds
+ * it up), saying so every 10 seconds.
+ *
+ * Context: process context; sleeps; takes the shaper lock.
+ */
+void vg_shaper_drain(struct vg_shaper *sh)
+{
+	unsigned long flags;
+
+	if (!sh->active)
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	sh->draining = true;
+	vg_shaper_arm(sh, ktime_get_ns());
+	spin_unlock_irqrestore(&sh->lock, flags);
+	while (!wait_event_timeout(sh->idle_wq, vg_shaper_idle_locked(sh),
+				   10 * HZ))
+		pr_info("%s: waiting for shaped QPs' completions to be polled\n",
+			sh->dev->name);
+}
+
+/**
+ * vg_shaper_destroy() - free a drained shaper and its QPs' state
+ * @sh: the shaper; its wrappers are gone (interpose.c)
+ *
+ * Context: process context.
+ */
+void vg_shaper_destroy(struct vg_shaper *sh)
+{
+	struct vg_sendq *sq, *tmp;
+
+	if (!sh->active)
+		return;
+	hrtimer_cancel(&sh->timer);
+	list_for_each_entry_safe(sq, tmp, &sh->sqs, node) {
+		list_del(&sq->node);
+		vg_sendq_free(sq);
+	}
+	kvfree(sh->by_handle);
+	kvfree(sh->tmap);
+	kvfree(sh->sched_mem);
+	sh->active = false;
+}

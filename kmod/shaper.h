@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * verbsgate: the shaper of a device's kernel-owned send queues.
+ *
+ * One struct vg_shaper per device holds the policy core's scheduler and
+ * pacer and the hrtimer that wakes the dispatcher; one struct vg_sendq
+ * per shaped QP holds the WRs waiting in arrival order and the ring of
+ * what was posted, which completions are translated against. See
+ * shaper.c (device side) and sendq.c (QP side) for the rules.
+ */
+#ifndef _VG_SHAPER_H
+#define _VG_SHAPER_H
+
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+
+#include "pacer.h"
+#include "token.h"
+#include "sched.h"
+#include "split.h"
+
+struct vg_device;
+struct vg_ktenant;
+struct vg_qp;
+struct vg_qp_table;
+
+/* Shaped QPs per device (the scheduler's QP slots). */
+#define VG_SHAPER_MAX_QPS	16384U
+/* Chunks one dispatcher run posts before it yields to the hrtimer. */
+#define VG_SHAPER_BUDGET	64U
+
+/* A send WR in the container its opcode implies. */
+union vg_send_wr {
+	struct ib_send_wr wr;
+	struct ib_rdma_wr rdma;
+	struct ib_atomic_wr atomic;
+	struct ib_reg_wr reg;
+};
+
+/**
+ * struct vg_ring_ent - one WR or chunk the shaper posted
+ * @owner_id: the owner's wr_id / wr_cqe, for the completion it may see
+ * @last: the last chunk of the owner's WR: its completion is the WR's
+ * @owner_signaled: the owner asked for the WR's completion
+ */
+struct vg_ring_ent {
+	u64 owner_id;
+	bool last;
+	bool owner_signaled;
+};
+
+/**
+ * struct vg_pwr - a WR waiting in a QP's queue, copied from the owner's
+ * @node: in vg_sendq::queue or ::flushq
+ * @u: the owner's WR and the container its opcode implies, with @sg_list
+ *	pointing at @sge (and inline data copied to @inline_buf)
+ * @vwr: the policy core's view, with @vwr.sg_list pointing at @vsge
+ * @enqueued_ns: when it was queued (throttled time)
+ * @status: for the flush queue: the completion status to report
+ * @length: payload bytes
+ * @sge: copies of the owner's SGEs
+ * @vsge: the same, in the core's format
+ * @inline_buf: payload of an inline WR
+ */
+struct vg_pwr {
+	struct list_head node;
+	union vg_send_wr u;
+	struct vg_wr vwr;
+	u64 enqueued_ns;
+	enum ib_wc_status status;
+	u32 length;
+	struct ib_sge *sge;
+	struct vg_sge *vsge;
+	u8 *inline_buf;
+};
+
+/**
+ * struct vg_sendq - the shaper's state for one kernel-owned QP
+ * @node: in vg_shaper::sqs
+ * @inject_node: in vg_shaper::inject while @flushq waits for its CQ's
+ *	poller; empty otherwise
+ * @rcu: frees the vg_sendq after lockless readers (the post wrapper)
+ * @qp: the QP
+ * @q: its tracking entry (for its tenant)
+ * @tenant: the tenant its scheduler slot belongs to, referenced
+ * @handle: its scheduler QP handle
+ * @queue: WRs not yet (completely) posted, in arrival order
+ * @flushq: WRs whose flush or error completion the shaper must report,
+ *	in order, once @inflight is 0
+ * @nheld: entries of @queue and @flushq
+ * @split: the splitter over @queue's head while @splitting
+ * @splitting: the head WR has chunks posted
+ * @ring: posted WRs and chunks, @depth entries
+ * @depth: the send queue's size (ring entries)
+ * @head: oldest ring entry not known complete
+ * @inflight: ring entries not known complete
+ * @unsignaled: chunks posted unsignaled since the last signaled one
+ * @sig_all: the QP signals every WR (IB_SIGNAL_ALL_WR)
+ * @error: the QP is in error: WRs are flushed, not posted
+ * @blocked: the send queue is full; the QP waits for completions
+ * @first_err: the first error status of a chunk the owner did not see
+ * @kicked: its CQ's poller was woken for @flushq
+ * @dead: being destroyed
+ *
+ * All fields are protected by the device's vg_shaper::lock.
+ */
+struct vg_sendq {
+	struct list_head node;
+	struct list_head inject_node;
+	struct rcu_head rcu;
+	struct ib_qp *qp;
+	struct vg_qp *q;
+	struct vg_ktenant *tenant;
+	u32 handle;
+	struct list_head queue;
+	struct list_head flushq;
+	u32 nheld;
+	struct vg_split split;
+	bool splitting;
+	struct vg_ring_ent *ring;
+	u32 depth;
+	u32 head;
+	u32 inflight;
+	u32 unsignaled;
+	bool sig_all;
+	bool error;
+	bool blocked;
+	enum ib_wc_status first_err;
+	bool kicked;
+	bool dead;
+};
+
+/**
+ * struct vg_shaper - a device's shaper
+ * @lock: protects everything here and every vg_sendq of the device; a
+ *	spinlock taken with interrupts saved (posts come from any context)
+ * @dev: the device
+ * @sched: the policy core's scheduler, memory in @sched_mem
+ * @sched_mem: kvzalloc'ed
+ * @tmap: module tenant id -> scheduler tenant handle, VG_SCHED_NONE
+ * @by_handle: scheduler QP handle -> its vg_sendq
+ * @pacer: token buckets at SafeUtil
+ * @rate: the byte rate @pacer runs at
+ * @op_rate: the op rate @pacer runs at
+ * @timer: wakes the dispatcher at the next departure (softirq)
+ * @sqs: every vg_sendq of the device
+ * @inject: vg_sendqs whose @flushq is ready to be reported
+ * @post_send: the driver's post_send
+ * @nsqs: entries of @sqs (read locklessly by the poll wrapper)
+ * @cost: the device's token cost model (a copy, see vg_shaper_settings())
+ * @chunk: the device's chunk size
+ * @enforce: pace and split; otherwise WRs go to the driver directly
+ * @running: a dispatcher runs (it posts without @lock)
+ * @rerun: work arrived while it ran
+ * @busy: the vg_sendq whose QP the dispatcher or the CQ waker uses
+ *	without @lock, or NULL
+ * @idle_wq: destroy waits here until @busy is not its QP; unload until
+ *	every queue is empty
+ * @draining: unload: post everything at once, shape nothing new
+ * @wr: the dispatcher's chunk, built here (one dispatcher at a time)
+ * @sge: SGEs of @wr
+ * @vsge: the splitter's SGEs of the chunk
+ * @active: the shaper was set up (the device can post)
+ */
+struct vg_shaper {
+	spinlock_t lock;	/* see above */
+	struct vg_device *dev;
+	struct vg_sched sched;
+	void *sched_mem;
+	u32 *tmap;
+	struct vg_sendq **by_handle;
+	struct vg_pacer pacer;
+	u64 rate;
+	u64 op_rate;
+	struct hrtimer timer;
+	struct list_head sqs;
+	struct list_head inject;
+	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad);
+	u32 nsqs;
+	struct vg_cost_model cost;
+	u32 chunk;
+	bool enforce;
+	bool running;
+	bool rerun;
+	struct vg_sendq *busy;
+	wait_queue_head_t idle_wq;
+	bool draining;
+	union vg_send_wr wr;
+	struct ib_sge sge[VG_MAX_SGE];
+	struct vg_sge vsge[VG_MAX_SGE];
+	bool active;
+};
+
+/* The settings the shaper follows (devcfg.c publishes them). */
+struct vg_shaper_settings {
+	u64 rate;
+	u64 op_rate;
+	u32 chunk;
+	bool enforce;
+	struct vg_cost_model cost;
+};
+
+/* shaper.c: the device side */
+int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
+		   int (*post_send)(struct ib_qp *qp,
+				    const struct ib_send_wr *wr,
+				    const struct ib_send_wr **bad));
+void vg_shaper_settings(struct vg_shaper *sh,
+			const struct vg_shaper_settings *set);
+void vg_shaper_drain(struct vg_shaper *sh);
+void vg_shaper_destroy(struct vg_shaper *sh);
+void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags);
+void vg_shaper_arm(struct vg_shaper *sh, u64 when);
+int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
+		   struct vg_ktenant *t);
+void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
+			    struct vg_ktenant *t);
+
+/* sendq.c: the QP side */
+struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
+				 struct vg_qp *q,
+				 const struct ib_qp_init_attr *attr);
+void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq);
+int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
+		  const struct ib_send_wr *wr, const struct ib_send_wr **bad);
+int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
+		  struct ib_cq *cq, int n, struct ib_wc *wc, int got);
+void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
+		       const struct ib_qp_attr *attr, int attr_mask);
+void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
+			 unsigned long *flags);
+bool vg_sendq_idle(const struct vg_sendq *sq);
+void vg_sendq_free(struct vg_sendq *sq);
+
+#endif /* _VG_SHAPER_H */
