@@ -1,0 +1,275 @@
+"""fio in the test-bed guest, with parsed JSON results.
+
+A job is a dict of fio options for one `--name` section; `read_job`,
+`latency_job` and `verify_job` make the common ones. `run()` runs several
+jobs concurrently in one fio invocation, each in its own reporting group
+(`new_group`), so each device gets its own bandwidth; `spawn()` does the
+same in the background, optionally over and over until stopped (a verify
+workload that lasts as long as the test needs it). Every invocation uses
+ioengine=libaio and direct=1 and writes JSON (`--output-format=json`).
+
+The guest is slow (TCG, software RDMA): keep sizes at tens of MiB and
+runtimes at 10-20 s.
+"""
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from testbed import Guest
+
+GLOBAL = {"ioengine": "libaio", "direct": 1}
+
+# fio's stderr lines that report a failed I/O or verification.
+ERROR_LINE = re.compile(r"io_u error|verify|bad magic|bad header|crc32c|"
+                        r"fio: pid=\d+, err=|Input/output error", re.I)
+
+
+def read_job(name: str, filename: str, bs: str = "256k", iodepth: int = 8,
+             rw: str = "read", **opts) -> dict:
+    """Sequential (or rw=randread) reads of filename."""
+    return {"name": name, "filename": filename, "rw": rw, "bs": bs,
+            "iodepth": iodepth, **opts}
+
+
+def latency_job(name: str, filename: str, bs: str = "4k", iodepth: int = 1,
+                **opts) -> dict:
+    """Random reads at queue depth 1: what a latency-sensitive tenant does."""
+    return read_job(name, filename, bs=bs, iodepth=iodepth, rw="randread",
+                    **opts)
+
+
+def verify_job(name: str, filename: str, size: str = "32m",
+               bsrange: str = "64k-1m", iodepth: int = 4, rw: str = "write",
+               **opts) -> dict:
+    """Writes size bytes of filename in blocks of bsrange, each with a
+    crc32c header, then reads all of it back and verifies it; the first
+    mismatch ends fio with an error (verify_fatal)."""
+    return {"name": name, "filename": filename, "rw": rw, "size": size,
+            "bsrange": bsrange, "iodepth": iodepth, "verify": "crc32c",
+            "do_verify": 1, "verify_fatal": 1, "verify_state_save": 0,
+            **opts}
+
+
+@dataclass
+class Direction:
+    """One direction (read or write) of one job."""
+    io_bytes: int = 0
+    bw_bytes: float = 0.0       # bytes/s over the job's runtime
+    iops: float = 0.0
+    total_ios: int = 0
+    short_ios: int = 0
+    drop_ios: int = 0
+    runtime_ms: int = 0
+    clat_mean_ns: float = 0.0
+    clat_p99_ns: int | None = None
+    clat_percentiles: dict = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, d: dict) -> "Direction":
+        clat = d.get("clat_ns") or {}
+        pct = {float(k): v for k, v in (clat.get("percentile") or {}).items()}
+        return cls(io_bytes=d.get("io_bytes", 0),
+                   bw_bytes=float(d.get("bw_bytes", d.get("bw", 0) * 1024)),
+                   iops=float(d.get("iops", 0.0)),
+                   total_ios=d.get("total_ios", 0),
+                   short_ios=d.get("short_ios", 0),
+                   drop_ios=d.get("drop_ios", 0),
+                   runtime_ms=d.get("runtime", 0),
+                   clat_mean_ns=float(clat.get("mean", 0.0)),
+                   clat_p99_ns=pct.get(99.0), clat_percentiles=pct)
+
+
+@dataclass
+class JobResult:
+    name: str
+    groupid: int
+    error: int                  # errno of the job's first error, 0: none
+    total_err: int              # errors counted with continue_on_error
+    read: Direction
+    write: Direction
+    raw: dict
+
+    @property
+    def io_bytes(self) -> int:
+        return self.read.io_bytes + self.write.io_bytes
+
+    @property
+    def bw_bytes(self) -> float:
+        return self.read.bw_bytes + self.write.bw_bytes
+
+    @property
+    def iops(self) -> float:
+        return self.read.iops + self.write.iops
+
+    @property
+    def clat_p99_ns(self) -> int | None:
+        """p99 completion latency of the direction that did the I/O
+        (reads if both did)."""
+        return self.read.clat_p99_ns if self.read.total_ios else \
+            self.write.clat_p99_ns
+
+
+@dataclass
+class FioResult:
+    rc: int | None
+    stderr: str
+    jobs: dict[str, JobResult]
+    raw: dict | None
+    cmd: str
+
+    @property
+    def error_lines(self) -> list[str]:
+        return [x for x in self.stderr.splitlines() if ERROR_LINE.search(x)]
+
+    @property
+    def errors(self) -> int:
+        """Jobs that failed plus errors fio counted, plus error lines."""
+        return (sum(1 for j in self.jobs.values() if j.error) +
+                sum(j.total_err for j in self.jobs.values()) +
+                len(self.error_lines))
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0 and self.raw is not None and self.errors == 0
+
+    def __getitem__(self, name: str) -> JobResult:
+        return self.jobs[name]
+
+    def describe(self) -> str:
+        parts = [f"fio rc {self.rc}"]
+        for j in self.jobs.values():
+            parts.append(f"{j.name}: {j.io_bytes} B, {j.bw_bytes / 1e6:.2f} "
+                         f"MB/s, {j.iops:.0f} IOPS, p99 {j.clat_p99_ns} ns, "
+                         f"error {j.error}, total_err {j.total_err}")
+        if self.error_lines or self.raw is None:
+            parts.append("stderr:\n" + self.stderr[-3000:])
+        return "\n".join(parts)
+
+
+def parse(text: str, stderr: str = "", rc: int | None = 0,
+          cmd: str = "") -> FioResult:
+    """fio's JSON output (anything before the first '{' line, such as
+    notes fio prints to its output file, is skipped)."""
+    raw = None
+    m = re.search(r"^\{", text, re.M)
+    if m:
+        try:
+            raw, _ = json.JSONDecoder().raw_decode(text[m.start():])
+        except ValueError:
+            raw = None
+    jobs = {}
+    for j in (raw or {}).get("jobs", []):
+        jobs[j["jobname"]] = JobResult(
+            name=j["jobname"], groupid=j.get("groupid", 0),
+            error=j.get("error", 0), total_err=j.get("total_err", 0),
+            read=Direction.parse(j.get("read", {})),
+            write=Direction.parse(j.get("write", {})), raw=j)
+    return FioResult(rc=rc, stderr=stderr, jobs=jobs, raw=raw, cmd=cmd)
+
+
+def _option(key: str, value) -> str:
+    if value is True or value is None:
+        return f"--{key}"
+    return f"--{key}={shlex.quote(str(value))}"
+
+
+def command(jobs: list[dict], output: str, runtime: float | None = None,
+            **global_opts) -> str:
+    """The fio command line: global options (GLOBAL, time_based with
+    runtime, global_opts), then one section per job, each in its own
+    group."""
+    opts = dict(GLOBAL)
+    if runtime is not None:
+        opts.update(time_based=True, runtime=f"{runtime:g}")
+    opts.update(global_opts)
+    words = ["fio", "--output-format=json", f"--output={output}"]
+    words += [_option(k, v) for k, v in opts.items()]
+    for i, job in enumerate(jobs):
+        job = dict(job)
+        words.append(_option("name", job.pop("name")))
+        if i:
+            words.append("--new_group")
+        words += [_option(k, v) for k, v in job.items()]
+    return " ".join(words)
+
+
+def run(g: Guest, jobs: list[dict], runtime: float | None = None,
+        timeout: float | None = None, tag: str = "fio",
+        **global_opts) -> FioResult:
+    """Run jobs concurrently, wait, and return the parsed result. timeout
+    defaults to runtime + 60 s (or 300 s for a run bounded by size)."""
+    if timeout is None:
+        timeout = runtime + 60 if runtime is not None else 300
+    out, err = f"/tmp/{tag}.json", f"/tmp/{tag}.err"
+    cmd = command(jobs, out, runtime, **global_opts)
+    res = g.run(f"cd /tmp && rm -f {out} && {cmd} 2>{err}", timeout=timeout)
+    text = g.run(f"cat {out} 2>/dev/null").out
+    stderr = g.run(f"cat {err} 2>/dev/null").out
+    return parse(text, stderr, res.rc, cmd)
+
+
+class Background:
+    """fio started by spawn(): wait() (or stop() for a repeating one)."""
+
+    def __init__(self, g: Guest, jobs: list[dict], runtime: float | None,
+                 tag: str, repeat: bool, global_opts: dict):
+        self.g, self.tag, self.repeat = g, tag, repeat
+        self.dir = f"/tmp/{tag}.d"
+        self.stop_file = f"{self.dir}/stop"
+        self.cmd = command(jobs, f"{self.dir}/out.$i.json", runtime,
+                           **global_opts)
+        # Each pass writes out.N.json, err.N and rc.N; a repeating run
+        # goes on until the stop file exists or a pass fails.
+        loop = "while [ ! -e stop ]" if repeat else "for once in 1"
+        script = (f"cd {self.dir} && i=0; {loop}; do "
+                  f"{self.cmd} 2>err.$i; rc=$?; echo $rc > rc.$i; "
+                  "[ $rc = 0 ] || break; i=$((i + 1)); done")
+        g.run(f"rm -rf {self.dir} && mkdir -p {self.dir}", check=True)
+        self.pid = g.spawn(script, f"{self.dir}/log")
+
+    def running(self) -> bool:
+        return self.g.run(f"kill -0 {self.pid} 2>/dev/null").ok
+
+    def passes(self) -> int:
+        """Passes completed so far."""
+        out = self.g.run(f"ls {self.dir} | grep -c '^rc\\.'").out.strip()
+        return int(out or 0)
+
+    def wait(self, timeout: float = 300) -> list[FioResult]:
+        """Wait (bounded) for fio to end; the result of every pass."""
+        tries = max(1, int(timeout / 0.5))
+        res = self.g.run(f"for i in $(seq {tries}); do "
+                         f"kill -0 {self.pid} 2>/dev/null || exit 0; "
+                         "sleep 0.5; done; exit 1", timeout=timeout + 30)
+        if not res.ok:
+            self.kill()
+            raise AssertionError(f"fio ({self.tag}) still running after "
+                                 f"{timeout} s")
+        return self.results()
+
+    def stop(self, timeout: float = 300) -> list[FioResult]:
+        """Let the current pass finish, start no other, wait for it."""
+        self.g.run(f"touch {self.stop_file}", check=True)
+        return self.wait(timeout)
+
+    def kill(self):
+        self.g.run(f"pkill -P {self.pid}; kill {self.pid}; true")
+
+    def results(self) -> list[FioResult]:
+        results = []
+        for i in range(self.passes()):
+            rc = self.g.run(f"cat {self.dir}/rc.{i}").out.strip()
+            text = self.g.run(f"cat {self.dir}/out.{i}.json 2>/dev/null").out
+            stderr = self.g.run(f"cat {self.dir}/err.{i} 2>/dev/null").out
+            results.append(parse(text, stderr, int(rc) if rc else None,
+                                 self.cmd.replace("$i", str(i))))
+        return results
+
+
+def spawn(g: Guest, jobs: list[dict], runtime: float | None = None,
+          tag: str = "fio-bg", repeat: bool = False,
+          **global_opts) -> Background:
+    """Start jobs in the background (repeat: pass after pass until
+    Background.stop() or a failing pass)."""
+    return Background(g, jobs, runtime, tag, repeat, global_opts)
