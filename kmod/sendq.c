@@ -366,8 +366,12 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now,
 			!list_empty(&sq->queue));
 
-	/* A tenant change may drop the QP's reference meanwhile. */
-	t = vg_tenant_get(sq->tenant);
+	/*
+	 * A tenant change may drop the QP's reference meanwhile; the tenant
+	 * is freed only after RCU readers.
+	 */
+	rcu_read_lock();
+	t = sq->tenant;
 	sh->busy = sq;
 	spin_unlock_irqrestore(&sh->lock, *flags);
 	ret = sh->post_send(sq->qp, &sh->wr.wr, &bad);
@@ -376,8 +380,8 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 		if (c.last)
 			vg_tenant_count_queue(t, 0, 1);
 	}
-	vg_tenant_put(t);
 	spin_lock_irqsave(&sh->lock, *flags);
+	rcu_read_unlock();
 	sh->busy = NULL;
 	wake_up(&sh->idle_wq);
 	if (!ret) {
@@ -412,18 +416,25 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 
 /*
  * Under the shaper lock: may @sq's WRs bypass the queue? Only when
- * nothing of the QP waits or is in flight, so order is kept. A QP in
- * error goes direct only while unloading (the driver flushes its WRs
+ * nothing of the QP waits, so order is kept, and, outside unload, nothing
+ * is in flight, so the ring's count of the send queue stays exact. A QP
+ * in error goes direct only while unloading (the driver flushes its WRs
  * itself); otherwise the shaper reports them.
  */
 static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
 {
-	if (!list_empty(&sq->queue) || !list_empty(&sq->flushq) ||
-	    sq->inflight)
+	if (!list_empty(&sq->queue) || !list_empty(&sq->flushq))
 		return false;
-	if (sq->error)
-		return sh->draining;
-	return sh->draining || !sh->enforce ||
+	/*
+	 * Unloading: the ring only drains from here on, so that it empties
+	 * under any load (a direct WR after ring entries completes after
+	 * them, untranslated).
+	 */
+	if (sh->draining)
+		return true;
+	if (sq->error || sq->inflight)
+		return false;
+	return !sh->enforce ||
 	       READ_ONCE(sq->tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
 }
 
@@ -441,6 +452,107 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
 			bytes += wr->sg_list[i].length;
 	if (n)
 		vg_tenant_count_tx(t, bytes, n, n, 0);
+}
+
+/*
+ * Under the shaper lock: may @wr go to the driver now, as is? When the
+ * QP has nothing queued, no dispatcher runs, the pacer has tokens, the WR
+ * needs no split and the scheduler would pick this QP anyway, sending it
+ * at once is what the dispatcher would do, minus the copy.
+ */
+static bool vg_sendq_fast_ok(struct vg_shaper *sh, struct vg_sendq *sq,
+			     const struct ib_send_wr *wr, u64 now, u32 *len)
+{
+	enum ib_wc_opcode wco;
+	u64 next, bytes = 0;
+	u32 h;
+	u8 vop;
+	int i;
+
+	if (sh->running || sh->draining || !list_empty(&sq->queue) ||
+	    sq->error ||
+	    sq->blocked || sq->inflight >= sq->depth ||
+	    vg_pacer_next(&sh->pacer) > now ||
+	    !vg_opcode_of(wr->opcode, &vop, &wco) ||
+	    wr->num_sge < 0 || wr->num_sge > VG_MAX_SGE)
+		return false;
+	for (i = 0; i < wr->num_sge; i++)
+		bytes += wr->sg_list[i].length;
+	if (bytes > sh->chunk && vg_opcode_splittable(vop) &&
+	    !(wr->send_flags & IB_SEND_INLINE))
+		return false;
+	if (bytes > VG_MAX_MSG)
+		return false;
+	*len = bytes;
+	vg_sched_activate(&sh->sched, sq->handle, now);
+	return !vg_sched_pick(&sh->sched, now, &h, &next) && h == sq->handle;
+}
+
+/*
+ * Under the shaper lock, vg_sendq_fast_ok() true: post @wr as the
+ * dispatcher would, with a ring entry for its completion. Holds the
+ * dispatcher's role (@running) while the lock is dropped for the driver.
+ * Return: 0, or the driver's error (@wr not taken).
+ */
+static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
+			      const struct ib_send_wr *wr, u32 len, u64 now,
+			      unsigned long *flags)
+{
+	struct vg_ring_ent *e = &sq->ring[(sq->head + sq->inflight) %
+					  sq->depth];
+	const struct ib_send_wr *bad;
+	union vg_send_wr w;
+	struct vg_ktenant *t;
+	struct vg_token tok;
+	enum ib_wc_opcode wco;
+	bool signal;
+	u8 vop;
+	int ret;
+
+	vg_opcode_of(wr->opcode, &vop, &wco);
+	if (vg_opcode_rdma(vop))
+		w.rdma = *rdma_wr(wr);
+	else if (vg_opcode_atomic(vop))
+		w.atomic = *atomic_wr(wr);
+	else if (vop == VG_OP_REG_MR)
+		w.reg = *reg_wr(wr);
+	else
+		w.wr = *wr;
+	w.wr.next = NULL;
+
+	e->owner_id = wr->wr_id;
+	e->last = true;
+	e->owner_signaled = sq->sig_all || (wr->send_flags & IB_SEND_SIGNALED);
+	signal = e->owner_signaled || sq->unsignaled + 1 >= sq->depth / 2 ||
+		 sq->inflight + 1 >= sq->depth;
+	w.wr.wr_id = (uintptr_t)e;
+	w.wr.send_flags = (wr->send_flags & ~IB_SEND_SIGNALED) |
+			  (signal ? IB_SEND_SIGNALED : 0);
+	sq->inflight++;
+	sq->unsignaled = signal ? 0 : sq->unsignaled + 1;
+	vg_cost(&sh->cost, vop, len, &tok);
+	vg_pacer_charge(&sh->pacer, now, &tok);
+	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
+
+	sh->running = true;
+	/* Freed only after RCU readers: the caller is one (vg_sendq_post()). */
+	t = sq->tenant;
+	sh->busy = sq;
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	ret = sh->post_send(sq->qp, &w.wr, &bad);
+	if (!ret)
+		vg_tenant_count_tx(t, len, 1, 1, 0);
+	spin_lock_irqsave(&sh->lock, *flags);
+	sh->busy = NULL;
+	sh->running = false;
+	wake_up(&sh->idle_wq);
+	if (ret) {
+		sq->inflight--;
+		sq->unsignaled = 0;
+	}
+	if (sh->rerun)
+		vg_shaper_kick(sh, flags);
+	return ret;
 }
 
 /**
@@ -466,19 +578,27 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	unsigned long flags;
 	struct vg_pwr *p;
 	int ret = 0;
-	u32 n = 0;
+	u32 n = 0, len;
 
 	spin_lock_irqsave(&sh->lock, flags);
-	if (sq->dead) {
-		/* Racing its destruction: the owner's bug; stay out of it. */
-		spin_unlock_irqrestore(&sh->lock, flags);
-		return sh->post_send(sq->qp, wr, bad);
-	}
+	if (sq->dead)
+		goto dead;
 	vg_shaper_rebind(sh, sq);
 	if (vg_sendq_direct(sh, sq))
 		goto direct;
 
 	for (; wr; wr = wr->next) {
+		if (!n && vg_sendq_fast_ok(sh, sq, wr, now, &len)) {
+			ret = vg_sendq_post_fast(sh, sq, wr, len, now, &flags);
+			if (ret)
+				break;
+			if (sq->dead) {
+				wr = wr->next;
+				goto dead;
+			}
+			now = ktime_get_ns();
+			continue;
+		}
 		if (sq->nheld >= sq->depth) {
 			ret = -ENOMEM;
 			break;
@@ -515,12 +635,17 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return ret;
 
+dead:
+	/* Racing its destruction: the owner's bug; stay out of it. */
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return wr ? sh->post_send(sq->qp, wr, bad) : 0;
+
 direct:
-	t = vg_tenant_get(sq->tenant);
+	/* Freed only after RCU readers, which the caller is. */
+	t = sq->tenant;
 	spin_unlock_irqrestore(&sh->lock, flags);
 	ret = sh->post_send(sq->qp, wr, bad);
 	vg_sendq_count_direct(t, wr, ret ? *bad : NULL);
-	vg_tenant_put(t);
 	return ret;
 }
 

@@ -4,12 +4,18 @@
 Boots Debian's 6.1 kernel in QEMU with Soft-RoCE on a veth, loads verbsgate
 from this checkout, and shows what an operator sees: the module attached to
 the rxe device through the CLI (generic netlink) and sysfs, following a
-device that comes and goes, and a clean unload.
+device that comes and goes; then isolation: two NVMe-over-RDMA tenants
+reading at once, module off versus on at weights 3:1; and a clean unload.
 """
 import sys
 import time
 
+import fio
+import nvme
 from testbed import MODULE, Guest, GuestError
+
+TENANTS = {"a": "10.77.0.11", "b": "10.77.0.12"}
+SECONDS = 15
 
 SYSFS_TREE = ("for f in $(find /sys/kernel/verbsgate -type f | sort); do "
               "printf '%-52s %s\\n' $f \"$(cat $f)\"; done")
@@ -21,6 +27,46 @@ def show(g: Guest, cmd: str, display: str | None = None):
     print(res.out.rstrip())
     if not res.ok:
         raise SystemExit(f"demo: `{display or cmd}` failed (rc {res.rc})")
+
+
+def shares(g: Guest, devs: dict) -> tuple[float, float]:
+    """Both tenants read at once; their MB/s."""
+    res = fio.run(g, [fio.read_job(name, devs[addr])
+                      for name, addr in TENANTS.items()], runtime=SECONDS)
+    if not res.ok:
+        raise SystemExit(f"demo: fio failed: {res.describe()}")
+    return tuple(res[name].bw_bytes / 1e6 for name in TENANTS)
+
+
+def isolation(g: Guest, cli: str):
+    """Two NVMe-oF subsystems, each on its own address of the rxe netdev,
+    each a tenant (its target's QPs move the data); shares with the module
+    unloaded, then with verbsgate at 3:1 on a device capped to half of what
+    both took together."""
+    print("\ndemo: isolation: two NVMe-over-RDMA tenants, fio 256k reads, "
+          f"{SECONDS} s each run")
+    with nvme.nvme_subsystems(g, list(TENANTS.values())) as devs:
+        off = shares(g, devs)
+        maxrate = int(sum(off) * 1e6 / 2)
+        show(g, f"modprobe ib_core && insmod {MODULE}",
+             "insmod kmod/verbsgate.ko")
+        for name, addr in TENANTS.items():
+            show(g, f"{cli} tenant add {name} local {addr}/32 class "
+                    f"bandwidth weight {3 if name == 'a' else 1}",
+                 f"verbsgate tenant add {name} local {addr}/32 class "
+                 f"bandwidth weight {3 if name == 'a' else 1}")
+        show(g, f"{cli} dev set rxe0 maxrate {maxrate}bps chunk-nolat 64k",
+             f"verbsgate dev set rxe0 maxrate {maxrate}bps chunk-nolat 64k")
+        # verbsgate shapes the QPs created after it loads: reconnect.
+        nvme.reset_controllers(g, [nvme.subsystem_nqn(a)
+                                   for a in TENANTS.values()])
+        show(g, f"{cli} qp show", "verbsgate qp show")
+        on = shares(g, devs)
+        show(g, f"{cli} -s stats", "verbsgate -s stats")
+    print("\n| run | a MB/s | b MB/s | a/b |\n|---|---|---|---|")
+    for label, (a, b) in (("module unloaded", off),
+                          ("verbsgate, weights 3:1", on)):
+        print(f"| {label} | {a:.2f} | {b:.2f} | {a / b:.2f} |")
 
 
 def main() -> int:
@@ -43,6 +89,8 @@ def main() -> int:
             show(g, f"{cli} dev show", "verbsgate dev show")
             show(g, "rdma link delete rxe1")
             show(g, f"{cli} dev show", "verbsgate dev show")
+            show(g, "rmmod verbsgate")
+            isolation(g, cli)
             show(g, "rmmod verbsgate")
             show(g, "dmesg | grep verbsgate")
             errors = g.kernel_errors()
