@@ -91,12 +91,24 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 	return ret;
 }
 
+/*
+ * The shaper's state of @qp, or NULL if it is not shaped. Under
+ * rcu_read_lock(); valid until the caller leaves it.
+ */
+static struct vg_sendq *vg_sendq_of(struct vg_interpose *ip,
+				    struct ib_qp *qp)
+{
+	struct vg_qp *q = vg_qp_find(&ip->qps, qp);
+
+	/* Pairs with the release in vg_create_qp(). */
+	return q ? smp_load_acquire(&q->sq) : NULL;
+}
+
 static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 			int attr_mask, struct ib_udata *udata)
 {
 	struct vg_interpose *ip;
 	struct vg_sendq *sq;
-	struct vg_qp *q;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
@@ -106,10 +118,7 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 		vg_qp_announce(vg_device_of(qp->device), qp);
 	if (!ret && (attr_mask & IB_QP_STATE)) {
 		rcu_read_lock();
-		q = vg_qp_find(&ip->qps, qp);
-		/* Pairs with the release in vg_create_qp(). */
-		/* Pairs with the release in vg_create_qp(). */
-	sq = q ? smp_load_acquire(&q->sq) : NULL;
+		sq = vg_sendq_of(ip, qp);
 		if (sq)
 			vg_sendq_modified(&ip->shaper, sq, attr, attr_mask);
 		rcu_read_unlock();
@@ -152,15 +161,12 @@ static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 {
 	struct vg_interpose *ip;
 	struct vg_sendq *sq;
-	struct vg_qp *q;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
 	rcu_read_lock();
-	q = vg_qp_find(&ip->qps, qp);
-	/* Pairs with the release in vg_create_qp(). */
-	sq = q ? smp_load_acquire(&q->sq) : NULL;
+	sq = vg_sendq_of(ip, qp);
 	if (sq)
 		ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
 	rcu_read_unlock();

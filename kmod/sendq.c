@@ -51,6 +51,9 @@
 #include "shaper.h"
 #include "tenant.h"
 
+/* When a chunk the driver refused for lack of room is tried again. */
+#define VG_RETRY_NS	(100 * NSEC_PER_USEC)
+
 /* ib_core's opcodes the shaper models, and the completion each gives. */
 static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
 {
@@ -92,6 +95,7 @@ static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
 		*wc = IB_WC_LOCAL_INV;
 		return true;
 	case IB_WR_REG_MR:
+	case IB_WR_REG_MR_INTEGRITY:	/* an ib_reg_wr too, never split */
 		*vop = VG_OP_REG_MR;
 		*wc = IB_WC_REG_MR;
 		return true;
@@ -118,6 +122,21 @@ static u32 vg_flags_of(int send_flags)
 	       (send_flags & IB_SEND_SOLICITED ? VG_WR_SOLICITED : 0) |
 	       (send_flags & IB_SEND_INLINE ? VG_WR_INLINE : 0) |
 	       (send_flags & IB_SEND_FENCE ? VG_WR_FENCE : 0);
+}
+
+/* Copy @wr in the container its opcode @vop implies, unchained. */
+static void vg_wr_copy(union vg_send_wr *dst, const struct ib_send_wr *wr,
+		       u8 vop)
+{
+	if (vg_opcode_rdma(vop))
+		dst->rdma = *rdma_wr(wr);
+	else if (vg_opcode_atomic(vop))
+		dst->atomic = *atomic_wr(wr);
+	else if (vop == VG_OP_REG_MR)
+		dst->reg = *reg_wr(wr);
+	else
+		dst->wr = *wr;
+	dst->wr.next = NULL;
 }
 
 /* Any context. */
@@ -162,15 +181,7 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	if (vg_opcode_rdma(vop))
-		p->u.rdma = *rdma_wr(wr);
-	else if (vg_opcode_atomic(vop))
-		p->u.atomic = *atomic_wr(wr);
-	else if (vop == VG_OP_REG_MR)
-		p->u.reg = *reg_wr(wr);
-	else
-		p->u.wr = *wr;
-	p->u.wr.next = NULL;
+	vg_wr_copy(&p->u, wr, vop);
 	p->sge = (struct ib_sge *)(p + 1);
 	p->vsge = (struct vg_sge *)(p->sge + wr->num_sge);
 	p->inline_buf = (u8 *)(p->vsge + wr->num_sge);
@@ -246,18 +257,130 @@ static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 			(signal ? IB_SEND_SIGNALED : 0);
 }
 
-/*
- * Under the shaper lock: hand @sq's flush queue to its CQ's poller once
- * nothing of the QP is in flight (its completions come first).
- */
-void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq)
+/* Under the shaper lock: have the hrtimer attend to @sq. */
+static void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
 {
+	if (list_empty(&sq->attn_node))
+		list_add_tail(&sq->attn_node, &sh->attn);
+	vg_shaper_arm(sh, when);
+}
+
+/**
+ * vg_sendq_settle() - let what waits for the QP's completions proceed
+ * @sh: the shaper
+ * @sq: the QP
+ *
+ * Two things wait for every completion of a QP: its flush queue (whose
+ * completions must come after those of everything posted) and the unload
+ * drain (every ring entry must retire). If the last thing posted may
+ * never complete visibly (an unsignaled chunk, a direct WR), a marker is
+ * posted first (vg_sendq_attend()); with nothing in flight, the flush
+ * queue goes to the CQ's poller.
+ *
+ * Context: any; the shaper lock held.
+ */
+/* Under the shaper lock: something waits for all of @sq's completions. */
+static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	return !sq->dead && (!list_empty(&sq->flushq) ||
+			     (sh->draining && sq->inflight));
+}
+
+void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	if (!vg_sendq_waited_for(sh, sq))
+		return;
+	if (sq->tail_untracked) {
+		sq->need_marker = true;
+		vg_sendq_attn(sh, sq, ktime_get_ns());
+		return;
+	}
 	if (sq->inflight || list_empty(&sq->flushq) ||
 	    !list_empty(&sq->inject_node))
 		return;
 	list_add_tail(&sq->inject_node, &sh->inject);
 	sq->kicked = false;
 	vg_shaper_arm(sh, ktime_get_ns());
+}
+
+/**
+ * vg_sendq_attend() - post a marker or retry a refused chunk
+ * @sh: the shaper
+ * @sq: the QP, just taken off vg_shaper::attn
+ * @flags: the interrupt state saved with the shaper lock
+ *
+ * The marker is a signaled zero-length RDMA WRITE through the ring, as
+ * ib_drain_sq() posts (no memory is accessed: IBA C9-88); its completion,
+ * successful or flushed, retires everything posted before it. It holds
+ * the dispatcher's role while the lock is dropped, so nothing of the QP
+ * overtakes it.
+ *
+ * Context: the hrtimer (softirq); the shaper lock held, no dispatcher
+ * running.
+ */
+void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
+		     unsigned long *flags)
+{
+	struct ib_rdma_wr w = {};
+	const struct ib_send_wr *bad;
+	struct vg_ring_ent *e;
+	int ret;
+
+	if (sq->dead)
+		return;
+	if (sq->retry) {
+		sq->retry = false;
+		if (sq->blocked && !sq->error) {
+			sq->blocked = false;
+			if (!list_empty(&sq->queue)) {
+				vg_sched_activate(&sh->sched, sq->handle,
+						  ktime_get_ns());
+				vg_shaper_arm(sh, ktime_get_ns());
+			}
+		}
+	}
+	/* A full ring ends with a signaled entry: settle again on it. */
+	if (!sq->need_marker || sq->inflight >= sq->depth)
+		return;
+	sq->need_marker = false;
+	/*
+	 * Asked for earlier; the need may be gone. A marker nobody waits for
+	 * could complete after unload.
+	 */
+	if (!sq->tail_untracked || !vg_sendq_waited_for(sh, sq)) {
+		vg_sendq_settle(sh, sq);
+		return;
+	}
+	e = &sq->ring[(sq->head + sq->inflight) % sq->depth];
+	e->owner_id = 0;
+	e->last = false;
+	e->owner_signaled = false;
+	w.wr.opcode = IB_WR_RDMA_WRITE;
+	w.wr.send_flags = IB_SEND_SIGNALED;
+	w.wr.wr_id = (uintptr_t)e;
+	sq->inflight++;
+	sq->tail_untracked = false;
+
+	sh->running = true;
+	sq->busy++;
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	ret = sh->post_send(sq->qp, &w.wr, &bad);
+	spin_lock_irqsave(&sh->lock, *flags);
+	sq->busy--;
+	sh->running = false;
+	wake_up(&sh->idle_wq);
+	if (ret) {
+		/*
+		 * Nothing will complete: count what was in flight as done (a
+		 * late completion of it is dropped, vg_sendq_filter()).
+		 */
+		pr_warn_ratelimited("%s: QP %u: the driver refused a marker (%d)\n",
+				    sh->dev->name, sq->qp->qp_num, ret);
+		sq->inflight = 0;
+		vg_sendq_settle(sh, sq);
+	}
+	if (sh->rerun)
+		vg_shaper_kick(sh, flags);
 }
 
 /**
@@ -284,7 +407,7 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 	sq->splitting = false;
 	if (n)
 		vg_tenant_count_queue(sq->tenant, 0, n);
-	vg_sendq_release(sh, sq);
+	vg_sendq_settle(sh, sq);
 }
 
 /* Under the shaper lock: report @p (removed from the queue) as failed. */
@@ -295,6 +418,7 @@ static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
 			    sh->dev->name, sq->qp->qp_num, err);
 	p->status = IB_WC_LOC_QP_OP_ERR;
 	list_add(&p->node, &sq->flushq);
+	sq->nheld++;
 	vg_tenant_count_queue(sq->tenant, 0, 1);
 	vg_sendq_fail(sh, sq);
 }
@@ -360,6 +484,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	}
 	sq->inflight++;
 	sq->unsignaled = signal ? 0 : sq->unsignaled + 1;
+	sq->tail_untracked = !signal;
 
 	vg_cost(&sh->cost, c.opcode, c.length, &tok);
 	vg_pacer_charge(&sh->pacer, now, &tok);
@@ -372,7 +497,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	 */
 	rcu_read_lock();
 	t = sq->tenant;
-	sh->busy = sq;
+	sq->busy++;
 	spin_unlock_irqrestore(&sh->lock, *flags);
 	ret = sh->post_send(sq->qp, &sh->wr.wr, &bad);
 	if (!ret) {
@@ -382,7 +507,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	}
 	spin_lock_irqsave(&sh->lock, *flags);
 	rcu_read_unlock();
-	sh->busy = NULL;
+	sq->busy--;
 	wake_up(&sh->idle_wq);
 	if (!ret) {
 		if (c.last)
@@ -401,6 +526,9 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 		}
 		sq->blocked = true;
 		vg_sched_deactivate(&sh->sched, sq->handle);
+		/* A completion unblocks it; in case none comes, retry. */
+		sq->retry = true;
+		vg_sendq_attn(sh, sq, ktime_get_ns() + VG_RETRY_NS);
 		return;
 	}
 	if (!c.last) {
@@ -411,28 +539,29 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 		sq->nheld--;
 	}
 	vg_sendq_post_failed(sh, sq, p, ret);
-	vg_sendq_release(sh, sq);
+	vg_sendq_settle(sh, sq);
 }
 
 /*
  * Under the shaper lock: may @sq's WRs bypass the queue? Only when
- * nothing of the QP waits, so order is kept, and, outside unload, nothing
- * is in flight, so the ring's count of the send queue stays exact. A QP
- * in error goes direct only while unloading (the driver flushes its WRs
- * itself); otherwise the shaper reports them.
+ * nothing of the QP waits or is being posted, so order is kept. Direct
+ * WRs take send queue slots the ring does not count; a chunk the driver
+ * then refuses waits and retries. A QP in error goes direct only while
+ * unloading (the driver flushes its WRs itself); otherwise the shaper
+ * reports them.
  */
 static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
 {
-	if (!list_empty(&sq->queue) || !list_empty(&sq->flushq))
+	if (!list_empty(&sq->queue) || !list_empty(&sq->flushq) || sq->busy)
 		return false;
 	/*
 	 * Unloading: the ring only drains from here on, so that it empties
-	 * under any load (a direct WR after ring entries completes after
-	 * them, untranslated).
+	 * under any load. A direct WR after ring entries completes after
+	 * them, untranslated.
 	 */
 	if (sh->draining)
 		return true;
-	if (sq->error || sq->inflight)
+	if (sq->error)
 		return false;
 	return !sh->enforce ||
 	       READ_ONCE(sq->tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
@@ -510,15 +639,7 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	int ret;
 
 	vg_opcode_of(wr->opcode, &vop, &wco);
-	if (vg_opcode_rdma(vop))
-		w.rdma = *rdma_wr(wr);
-	else if (vg_opcode_atomic(vop))
-		w.atomic = *atomic_wr(wr);
-	else if (vop == VG_OP_REG_MR)
-		w.reg = *reg_wr(wr);
-	else
-		w.wr = *wr;
-	w.wr.next = NULL;
+	vg_wr_copy(&w, wr, vop);
 
 	e->owner_id = wr->wr_id;
 	e->last = true;
@@ -530,6 +651,7 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 			  (signal ? IB_SEND_SIGNALED : 0);
 	sq->inflight++;
 	sq->unsignaled = signal ? 0 : sq->unsignaled + 1;
+	sq->tail_untracked = !signal;
 	vg_cost(&sh->cost, vop, len, &tok);
 	vg_pacer_charge(&sh->pacer, now, &tok);
 	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
@@ -537,13 +659,13 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	sh->running = true;
 	/* Freed only after RCU readers: the caller is one (vg_sendq_post()). */
 	t = sq->tenant;
-	sh->busy = sq;
+	sq->busy++;
 	spin_unlock_irqrestore(&sh->lock, *flags);
 	ret = sh->post_send(sq->qp, &w.wr, &bad);
 	if (!ret)
 		vg_tenant_count_tx(t, len, 1, 1, 0);
 	spin_lock_irqsave(&sh->lock, *flags);
-	sh->busy = NULL;
+	sq->busy--;
 	sh->running = false;
 	wake_up(&sh->idle_wq);
 	if (ret) {
@@ -608,7 +730,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 			/* Unmodelled opcodes go direct when nothing waits. */
 			if (ret == -EOPNOTSUPP && wr == first && !n &&
 			    !sq->error && list_empty(&sq->queue) &&
-			    !sq->inflight)
+			    list_empty(&sq->flushq) && !sq->busy)
 				goto direct;
 			break;
 		}
@@ -631,7 +753,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		vg_shaper_kick(sh, &flags);
 	}
 	if (sq->error && !sq->dead)
-		vg_sendq_release(sh, sq);
+		vg_sendq_settle(sh, sq);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return ret;
 
@@ -643,6 +765,7 @@ dead:
 direct:
 	/* Freed only after RCU readers, which the caller is. */
 	t = sq->tenant;
+	sq->tail_untracked = true;
 	spin_unlock_irqrestore(&sh->lock, flags);
 	ret = sh->post_send(sq->qp, wr, bad);
 	vg_sendq_count_direct(t, wr, ret ? *bad : NULL);
@@ -685,13 +808,15 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 	sq->head = (idx + 1) % sq->depth;
 	sq->inflight -= n;
 
+	owner = e->last && (e->owner_signaled || wc->status != IB_WC_SUCCESS);
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR && !sq->first_err)
+		/* An error the owner does not see goes on its next one. */
+		if (!owner && wc->status != IB_WC_WR_FLUSH_ERR &&
+		    !sq->first_err)
 			sq->first_err = wc->status;
 		if (!sq->error)
 			vg_sendq_fail(sh, sq);
 	}
-	owner = e->last && (e->owner_signaled || wc->status != IB_WC_SUCCESS);
 	if (owner) {
 		wc->wr_id = e->owner_id;
 		if (wc->status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
@@ -728,13 +853,16 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_qp_table *t,
 		*kick = true;
 	}
 	/* Not a ring entry: a receive, or a WR posted directly. */
-	if (e < sq->ring || e >= sq->ring + sq->depth || !sq->inflight)
+	if (e < sq->ring || e >= sq->ring + sq->depth)
 		return true;
+	/* Of an entry already counted as done (reset, refused marker). */
+	if (!sq->inflight)
+		return false;
 	if (!vg_sendq_complete(sh, sq, e, wc)) {
-		vg_sendq_release(sh, sq);
+		vg_sendq_settle(sh, sq);
 		return false;
 	}
-	vg_sendq_release(sh, sq);
+	vg_sendq_settle(sh, sq);
 	return true;
 }
 
@@ -781,8 +909,13 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 			vg_sendq_flushed_wc(sq, p, &wc[out++]);
 			vg_pwr_free(p);
 		}
-		if (list_empty(&sq->flushq))
+		if (list_empty(&sq->flushq)) {
 			list_del_init(&sq->inject_node);
+		} else {
+			/* No room left: wake the poller again for the rest. */
+			sq->kicked = false;
+			kick = true;
+		}
 	}
 	if (kick)
 		vg_shaper_arm(sh, ktime_get_ns());
@@ -812,7 +945,9 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (!(attr_mask & IB_QP_STATE))
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
-	if (attr->qp_state == IB_QPS_ERR) {
+	if (sq->dead) {
+		/* Racing its destruction: the owner's bug. */
+	} else if (attr->qp_state == IB_QPS_ERR) {
 		vg_sendq_fail(sh, sq);
 	} else if (attr->qp_state == IB_QPS_RESET) {
 		list_for_each_entry_safe(p, tmp, &sq->flushq, node) {
@@ -821,8 +956,12 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 			vg_pwr_free(p);
 		}
 		list_del_init(&sq->inject_node);
+		list_del_init(&sq->attn_node);
 		sq->head = 0;
 		sq->inflight = 0;
+		sq->tail_untracked = false;
+		sq->need_marker = false;
+		sq->retry = false;
 		sq->unsignaled = 0;
 		sq->error = false;
 		sq->blocked = false;
@@ -845,7 +984,7 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 bool vg_sendq_idle(const struct vg_sendq *sq)
 {
 	return list_empty(&sq->queue) && list_empty(&sq->flushq) &&
-	       !sq->inflight;
+	       !sq->inflight && !sq->busy;
 }
 
 /**
@@ -880,6 +1019,7 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	}
 	INIT_LIST_HEAD(&sq->node);
 	INIT_LIST_HEAD(&sq->inject_node);
+	INIT_LIST_HEAD(&sq->attn_node);
 	INIT_LIST_HEAD(&sq->queue);
 	INIT_LIST_HEAD(&sq->flushq);
 	sq->qp = qp;
@@ -946,9 +1086,10 @@ void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq)
 				    sh->dev->name, sq->qp->qp_num,
 				    sq->inflight,
 				    list_empty(&sq->queue) ? "no" : "yes");
-	wait_event_lock_irq(sh->idle_wq, sh->busy != sq, sh->lock);
+	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
 	list_del(&sq->node);
 	list_del_init(&sq->inject_node);
+	list_del_init(&sq->attn_node);
 	sh->by_handle[sq->handle] = NULL;
 	vg_sched_qp_del(&sh->sched, sq->handle);
 	WRITE_ONCE(sh->nsqs, sh->nsqs - 1);

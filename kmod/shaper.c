@@ -39,6 +39,8 @@
 #define VG_BURST_OPS	256U
 /* Rounds a dispatcher makes for posts that arrived while it ran. */
 #define VG_RERUNS	2
+/* How soon the hrtimer looks again at QPs it could not attend to. */
+#define VG_ATTN_RETRY_NS	(50 * NSEC_PER_USEC)
 
 /* Under the shaper lock: arm the hrtimer for @when, unless it is earlier. */
 void vg_shaper_arm(struct vg_shaper *sh, u64 when)
@@ -129,8 +131,8 @@ void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
  * Under the shaper lock: wake the poller of one CQ whose QP has flush
  * completions waiting (sendq.c releases them once nothing of the QP is in
  * flight). The CQ's handler runs without the lock, because a ULP's
- * handler may poll, and the poll wrapper takes it; @busy keeps the QP
- * (and so its CQ) from being destroyed meanwhile.
+ * handler may poll, and the poll wrapper takes it; the QP's busy count
+ * keeps it (and so its CQ) from being destroyed meanwhile.
  */
 static bool vg_shaper_wake_one(struct vg_shaper *sh, unsigned long *flags)
 {
@@ -145,15 +147,30 @@ static bool vg_shaper_wake_one(struct vg_shaper *sh, unsigned long *flags)
 		/* Direct pollers poll on their own; their handler warns. */
 		if (!cq || !cq->comp_handler || cq->poll_ctx == IB_POLL_DIRECT)
 			return true;
-		sh->busy = sq;
+		sq->busy++;
 		spin_unlock_irqrestore(&sh->lock, *flags);
 		cq->comp_handler(cq, cq->cq_context);
 		spin_lock_irqsave(&sh->lock, *flags);
-		sh->busy = NULL;
+		sq->busy--;
 		wake_up(&sh->idle_wq);
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Under the shaper lock, no dispatcher running: post the markers and
+ * retries vg_shaper::attn asks for (sendq.c), one QP at a time.
+ */
+static void vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
+{
+	struct vg_sendq *sq;
+
+	while (!sh->running && !list_empty(&sh->attn)) {
+		sq = list_first_entry(&sh->attn, struct vg_sendq, attn_node);
+		list_del_init(&sq->attn_node);
+		vg_sendq_attend(sh, sq, flags);
+	}
 }
 
 /* The hrtimer: softirq context. Takes the shaper lock. */
@@ -164,8 +181,12 @@ static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
 
 	spin_lock_irqsave(&sh->lock, flags);
 	vg_shaper_kick(sh, &flags);
+	vg_shaper_attend(sh, &flags);
 	while (vg_shaper_wake_one(sh, &flags))
 		;
+	/* A dispatcher elsewhere held the role: come back for the rest. */
+	if (!list_empty(&sh->attn))
+		vg_shaper_arm(sh, ktime_get_ns() + VG_ATTN_RETRY_NS);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -200,6 +221,7 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
 	spin_lock_init(&sh->lock);
 	INIT_LIST_HEAD(&sh->sqs);
 	INIT_LIST_HEAD(&sh->inject);
+	INIT_LIST_HEAD(&sh->attn);
 	init_waitqueue_head(&sh->idle_wq);
 	hrtimer_init(&sh->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	sh->timer.function = vg_shaper_timer;
@@ -425,7 +447,7 @@ static bool vg_shaper_idle(struct vg_shaper *sh)
 	list_for_each_entry(sq, &sh->sqs, node)
 		if (!vg_sendq_idle(sq))
 			return false;
-	return !sh->busy;
+	return true;
 }
 
 static bool vg_shaper_idle_locked(struct vg_shaper *sh)
@@ -455,12 +477,16 @@ static bool vg_shaper_idle_locked(struct vg_shaper *sh)
  */
 void vg_shaper_drain(struct vg_shaper *sh)
 {
+	struct vg_sendq *sq;
 	unsigned long flags;
 
 	if (!sh->active)
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	sh->draining = true;
+	/* Chunks with no completion certain to follow get a marker. */
+	list_for_each_entry(sq, &sh->sqs, node)
+		vg_sendq_settle(sh, sq);
 	vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
 	while (!wait_event_timeout(sh->idle_wq, vg_shaper_idle_locked(sh),

@@ -82,6 +82,7 @@ struct vg_pwr {
  * @node: in vg_shaper::sqs
  * @inject_node: in vg_shaper::inject while @flushq waits for its CQ's
  *	poller; empty otherwise
+ * @attn_node: in vg_shaper::attn while @need_marker or @retry
  * @rcu: frees the vg_sendq after lockless readers (the post wrapper)
  * @qp: the QP
  * @q: its tracking entry (for its tenant)
@@ -103,6 +104,14 @@ struct vg_pwr {
  * @blocked: the send queue is full; the QP waits for completions
  * @first_err: the first error status of a chunk the owner did not see
  * @kicked: its CQ's poller was woken for @flushq
+ * @busy: users of the QP without the shaper lock (the dispatcher posting,
+ *	the CQ waker); destroy waits for 0
+ * @tail_untracked: something was posted after the newest signaled ring
+ *	entry (an unsignaled chunk, or a WR that went to the driver
+ *	directly): no completion is certain to follow it
+ * @need_marker: a marker (a signaled zero-length WRITE through the ring)
+ *	is to be posted, so that a completion follows everything posted
+ * @retry: the driver refused a chunk for lack of room: try again soon
  * @dead: being destroyed
  *
  * All fields are protected by the device's vg_shaper::lock.
@@ -110,6 +119,7 @@ struct vg_pwr {
 struct vg_sendq {
 	struct list_head node;
 	struct list_head inject_node;
+	struct list_head attn_node;
 	struct rcu_head rcu;
 	struct ib_qp *qp;
 	struct vg_qp *q;
@@ -130,6 +140,10 @@ struct vg_sendq {
 	bool blocked;
 	enum ib_wc_status first_err;
 	bool kicked;
+	u32 busy;
+	bool tail_untracked;
+	bool need_marker;
+	bool retry;
 	bool dead;
 };
 
@@ -155,9 +169,8 @@ struct vg_sendq {
  * @enforce: pace and split; otherwise WRs go to the driver directly
  * @running: a dispatcher runs (it posts without @lock)
  * @rerun: work arrived while it ran
- * @busy: the vg_sendq whose QP the dispatcher or the CQ waker uses
- *	without @lock, or NULL
- * @idle_wq: destroy waits here until @busy is not its QP; unload until
+ * @attn: vg_sendqs the hrtimer must attend to (markers, retries)
+ * @idle_wq: destroy waits here until its QP is not busy; unload until
  *	every queue is empty
  * @draining: unload: post everything at once, shape nothing new
  * @wr: the dispatcher's chunk, built here (one dispatcher at a time)
@@ -186,7 +199,7 @@ struct vg_shaper {
 	bool enforce;
 	bool running;
 	bool rerun;
-	struct vg_sendq *busy;
+	struct list_head attn;
 	wait_queue_head_t idle_wq;
 	bool draining;
 	union vg_send_wr wr;
@@ -233,7 +246,9 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		       const struct ib_qp_attr *attr, int attr_mask);
 void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq);
-void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
+		     unsigned long *flags);
 void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			 unsigned long *flags);
 bool vg_sendq_idle(const struct vg_sendq *sq);

@@ -64,7 +64,9 @@ def guest(guest_holder, request):
         except GuestError as e:
             pytest.fail(str(e), pytrace=False)
     else:
-        pytest.fail("the guest died during the test", pytrace=False)
+        pytest.fail("the guest died during the test; its console:\n" +
+                    (g.console_since(mark)[-8000:] or "(empty)"),
+                    pytrace=False)
 
 
 @pytest.hookimpl(hookwrapper=True)

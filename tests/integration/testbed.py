@@ -264,9 +264,12 @@ class Guest:
             return 0
 
     def console_since(self, mark: int) -> str:
-        with open(self.console_path, "rb") as f:
-            f.seek(mark)
-            return f.read().decode(errors="replace")
+        try:
+            with open(self.console_path, "rb") as f:
+                f.seek(mark)
+                return f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
 
     def kernel_errors(self, since: int = 0) -> list[str]:
         """Console lines since `since` that report a kernel problem."""
