@@ -257,6 +257,47 @@ static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 			(signal ? IB_SEND_SIGNALED : 0);
 }
 
+/*
+ * Under the shaper lock: take the next ring entry, for a WR or chunk of
+ * the owner's @owner_id (0 for a marker, which @force signals). Chunks
+ * are signaled when the owner asked for the WR's completion, and at least
+ * every half ring or when the ring fills, so that it keeps draining.
+ * Return: the entry; *@signal: whether to request its completion.
+ */
+static struct vg_ring_ent *vg_sendq_ring_push(struct vg_sendq *sq,
+					      u64 owner_id, bool last,
+					      bool owner_signaled, bool force,
+					      bool *signal)
+{
+	struct vg_ring_ent *e = &sq->ring[(sq->head + sq->inflight) %
+					  sq->depth];
+
+	e->owner_id = owner_id;
+	e->last = last;
+	e->owner_signaled = owner_signaled;
+	*signal = force || (last && owner_signaled) ||
+		  sq->unsignaled + 1 >= sq->depth / 2 ||
+		  sq->inflight + 1 >= sq->depth;
+	sq->inflight++;
+	sq->unsignaled = *signal ? 0 : sq->unsignaled + 1;
+	sq->tail_untracked = !*signal;
+	return e;
+}
+
+/*
+ * Under the shaper lock: the status the owner sees for a completion: a
+ * flush stands in for the first error the owner did not see, once.
+ */
+static enum ib_wc_status vg_sendq_owner_status(struct vg_sendq *sq,
+					       enum ib_wc_status status)
+{
+	if (status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
+		status = sq->first_err;
+		sq->first_err = IB_WC_SUCCESS;
+	}
+	return status;
+}
+
 /* Under the shaper lock: have the hrtimer attend to @sq. */
 static void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
 {
@@ -324,6 +365,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	struct ib_rdma_wr w = {};
 	const struct ib_send_wr *bad;
 	struct vg_ring_ent *e;
+	bool signal;
 	int ret;
 
 	if (sq->dead)
@@ -351,15 +393,10 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		vg_sendq_settle(sh, sq);
 		return;
 	}
-	e = &sq->ring[(sq->head + sq->inflight) % sq->depth];
-	e->owner_id = 0;
-	e->last = false;
-	e->owner_signaled = false;
+	e = vg_sendq_ring_push(sq, 0, false, false, true, &signal);
 	w.wr.opcode = IB_WR_RDMA_WRITE;
 	w.wr.send_flags = IB_SEND_SIGNALED;
 	w.wr.wr_id = (uintptr_t)e;
-	sq->inflight++;
-	sq->tail_untracked = false;
 
 	sh->running = true;
 	sq->busy++;
@@ -467,14 +504,10 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	vg_split_next(&sq->split, &c, sh->vsge);
 	split = c.last && vg_split_count(&sq->split) > 1;
 
-	e = &sq->ring[(sq->head + sq->inflight) % sq->depth];
-	e->owner_id = p->u.wr.wr_id;
-	e->last = c.last;
-	e->owner_signaled = sq->sig_all ||
-			    (p->u.wr.send_flags & IB_SEND_SIGNALED);
-	signal = (c.last && e->owner_signaled) ||
-		 sq->unsignaled + 1 >= sq->depth / 2 ||
-		 sq->inflight + 1 >= sq->depth;
+	e = vg_sendq_ring_push(sq, p->u.wr.wr_id, c.last,
+			       sq->sig_all ||
+			       (p->u.wr.send_flags & IB_SEND_SIGNALED),
+			       false, &signal);
 	vg_sendq_build(sh, p, &c, signal);
 	sh->wr.wr.wr_id = (uintptr_t)e;
 	if (c.last) {
@@ -482,9 +515,6 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 		sq->nheld--;
 		sq->splitting = false;
 	}
-	sq->inflight++;
-	sq->unsignaled = signal ? 0 : sq->unsignaled + 1;
-	sq->tail_untracked = !signal;
 
 	vg_cost(&sh->cost, c.opcode, c.length, &tok);
 	vg_pacer_charge(&sh->pacer, now, &tok);
@@ -627,9 +657,8 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 			      const struct ib_send_wr *wr, u32 len, u64 now,
 			      unsigned long *flags)
 {
-	struct vg_ring_ent *e = &sq->ring[(sq->head + sq->inflight) %
-					  sq->depth];
 	const struct ib_send_wr *bad;
+	struct vg_ring_ent *e;
 	union vg_send_wr w;
 	struct vg_ktenant *t;
 	struct vg_token tok;
@@ -641,17 +670,13 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	vg_opcode_of(wr->opcode, &vop, &wco);
 	vg_wr_copy(&w, wr, vop);
 
-	e->owner_id = wr->wr_id;
-	e->last = true;
-	e->owner_signaled = sq->sig_all || (wr->send_flags & IB_SEND_SIGNALED);
-	signal = e->owner_signaled || sq->unsignaled + 1 >= sq->depth / 2 ||
-		 sq->inflight + 1 >= sq->depth;
+	e = vg_sendq_ring_push(sq, wr->wr_id, true,
+			       sq->sig_all ||
+			       (wr->send_flags & IB_SEND_SIGNALED),
+			       false, &signal);
 	w.wr.wr_id = (uintptr_t)e;
 	w.wr.send_flags = (wr->send_flags & ~IB_SEND_SIGNALED) |
 			  (signal ? IB_SEND_SIGNALED : 0);
-	sq->inflight++;
-	sq->unsignaled = signal ? 0 : sq->unsignaled + 1;
-	sq->tail_untracked = !signal;
 	vg_cost(&sh->cost, vop, len, &tok);
 	vg_pacer_charge(&sh->pacer, now, &tok);
 	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
@@ -782,11 +807,7 @@ static void vg_sendq_flushed_wc(struct vg_sendq *sq, struct vg_pwr *p,
 	vg_opcode_of(p->u.wr.opcode, &vop, &wco);
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = p->u.wr.wr_id;
-	wc->status = p->status;
-	if (wc->status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
-		wc->status = sq->first_err;
-		sq->first_err = IB_WC_SUCCESS;
-	}
+	wc->status = vg_sendq_owner_status(sq, p->status);
 	wc->opcode = wco;
 	wc->qp = sq->qp;
 }
@@ -819,10 +840,7 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 	}
 	if (owner) {
 		wc->wr_id = e->owner_id;
-		if (wc->status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
-			wc->status = sq->first_err;
-			sq->first_err = IB_WC_SUCCESS;
-		}
+		wc->status = vg_sendq_owner_status(sq, wc->status);
 	}
 	return owner;
 }
