@@ -27,9 +27,11 @@ all: module userspace
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-# Test-only modules (fault injection for the test bed's own tests).
+# Test-only modules (fault injection for the test bed's own tests, a
+# driver-owned drain_sq for the enforcement tests).
 test-modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod modules
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -69,4 +71,5 @@ install: all
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod clean
 	rm -rf $(BUILD)

@@ -34,7 +34,9 @@
  *
  * Context: create/modify/destroy QP wrappers run in the process context
  * of their caller (they may sleep) and take the QP table's xa_lock, the
- * shaper lock and, to announce a QP, vg_devices_lock. post_send and
+ * shaper lock and, to announce a QP, vg_devices_lock; so does the
+ * drain_sq wrapper, which sleeps until the shaper has handed the QP's WRs
+ * to the driver. post_send and
  * poll_cq wrappers run in whatever context their caller is in (process,
  * softirq, interrupts off) and take the shaper lock. All hold the SRCU
  * read lock.
@@ -176,6 +178,30 @@ static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 	return ret;
 }
 
+/*
+ * A driver's own drain_sq (mlx5, mlx4) posts its drain WR past post_send.
+ * Everything the shaper holds of the QP goes to the driver first, so that
+ * the drain's completion still comes last. The owner neither posts to nor
+ * destroys the QP while it drains it (ib_drain_sq()'s rules), so @sq stays
+ * valid outside the RCU read-side section.
+ */
+static void vg_drain_sq(struct ib_qp *qp)
+{
+	struct vg_interpose *ip;
+	struct vg_sendq *sq;
+	int idx;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(qp->device);
+	rcu_read_lock();
+	sq = vg_sendq_of(ip, qp);
+	rcu_read_unlock();
+	if (sq)
+		vg_sendq_quiesce(&ip->shaper, sq);
+	ip->drain_sq(qp);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+}
+
 static int vg_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
 {
 	struct vg_interpose *ip;
@@ -228,6 +254,7 @@ void vg_interpose_attach(struct vg_device *dev)
 	ip->destroy_qp = ibdev->ops.destroy_qp;
 	ip->post_send = ibdev->ops.post_send;
 	ip->poll_cq = ibdev->ops.poll_cq;
+	ip->drain_sq = ibdev->ops.drain_sq;
 	/* A device without QPs has nothing to shape. */
 	if (!ip->create_qp || !ip->modify_qp || !ip->destroy_qp ||
 	    !ip->post_send || !ip->poll_cq)
@@ -240,6 +267,8 @@ void vg_interpose_attach(struct vg_device *dev)
 	WRITE_ONCE(ibdev->ops.destroy_qp, vg_destroy_qp);
 	WRITE_ONCE(ibdev->ops.post_send, vg_post_send);
 	WRITE_ONCE(ibdev->ops.poll_cq, vg_poll_cq);
+	if (ip->drain_sq)
+		WRITE_ONCE(ibdev->ops.drain_sq, vg_drain_sq);
 	ip->attached = true;
 }
 
@@ -263,6 +292,8 @@ void vg_interpose_detach(struct vg_device *dev)
 		WRITE_ONCE(ibdev->ops.destroy_qp, ip->destroy_qp);
 		WRITE_ONCE(ibdev->ops.post_send, ip->post_send);
 		WRITE_ONCE(ibdev->ops.poll_cq, ip->poll_cq);
+		if (ip->drain_sq)
+			WRITE_ONCE(ibdev->ops.drain_sq, ip->drain_sq);
 		ip->attached = false;
 		synchronize_rcu_tasks();
 		synchronize_rcu();

@@ -17,6 +17,8 @@
  * @destroy_qp: likewise
  * @post_send: likewise
  * @poll_cq: likewise
+ * @drain_sq: likewise, if the driver has one (NULL: ib_core's generic
+ *	drain, which posts through post_send)
  * @qps: the QPs created while interposed
  * @shaper: the shaper of the device's kernel-owned send queues
  * @attached: the wrappers are installed
@@ -30,6 +32,7 @@ struct vg_interpose {
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad);
 	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+	void (*drain_sq)(struct ib_qp *qp);
 	struct vg_qp_table qps;
 	struct vg_shaper shaper;
 	bool attached;

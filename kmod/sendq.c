@@ -38,8 +38,14 @@
  * completions are returned by the poll wrapper for the QP's send CQ; the
  * hrtimer wakes the CQ's poller for them.
  *
+ * Drains. ib_core's generic drain posts its drain WR through post_send,
+ * behind the QP's queue. A driver's own drain_sq posts it past post_send:
+ * the wrapper first waits until the shaper has handed every WR of the QP
+ * to the driver (vg_sendq_quiesce()).
+ *
  * Locking: everything here runs under the device's shaper lock, except
- * vg_sendq_create() and the driver calls, documented where they are.
+ * vg_sendq_create(), the driver calls, and the poll wrapper's first look
+ * at a completion (vg_sendq_of_wc()), documented where they are.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -306,6 +312,31 @@ static void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
 	vg_shaper_arm(sh, when);
 }
 
+/*
+ * Under the shaper lock: hand @wr of @sq to the driver's post_send. The
+ * lock is dropped around the call: the driver may run its requester
+ * inline and must see the interrupt state of whoever took the lock.
+ * Meanwhile nothing else of the QP is posted (@posting) and destroy waits
+ * (@busy). Return: what the driver returned.
+ */
+static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
+				const struct ib_send_wr *wr,
+				unsigned long *flags)
+{
+	const struct ib_send_wr *bad;
+	int ret;
+
+	sq->posting = true;
+	sq->busy++;
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	ret = sh->post_send(sq->qp, wr, &bad);
+	spin_lock_irqsave(&sh->lock, *flags);
+	sq->busy--;
+	sq->posting = false;
+	vg_shaper_wake_idle(sh);
+	return ret;
+}
+
 /**
  * vg_sendq_settle() - let what waits for the QP's completions proceed
  * @sh: the shaper
@@ -363,7 +394,6 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		     unsigned long *flags)
 {
 	struct ib_rdma_wr w = {};
-	const struct ib_send_wr *bad;
 	struct vg_ring_ent *e;
 	bool signal;
 	int ret;
@@ -399,13 +429,8 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	w.wr.wr_id = (uintptr_t)e;
 
 	sh->running = true;
-	sq->busy++;
-	spin_unlock_irqrestore(&sh->lock, *flags);
-	ret = sh->post_send(sq->qp, &w.wr, &bad);
-	spin_lock_irqsave(&sh->lock, *flags);
-	sq->busy--;
+	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
 	sh->running = false;
-	wake_up(&sh->idle_wq);
 	if (ret) {
 		/*
 		 * Nothing will complete: count what was in flight as done (a
@@ -481,7 +506,6 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 {
 	struct vg_pwr *p = list_first_entry(&sq->queue, struct vg_pwr, node);
 	struct vg_ktenant *t;
-	const struct ib_send_wr *bad;
 	struct vg_split saved;
 	struct vg_ring_ent *e;
 	struct vg_token tok;
@@ -527,18 +551,13 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	 */
 	rcu_read_lock();
 	t = sq->tenant;
-	sq->busy++;
-	spin_unlock_irqrestore(&sh->lock, *flags);
-	ret = sh->post_send(sq->qp, &sh->wr.wr, &bad);
+	ret = vg_sendq_driver_post(sh, sq, &sh->wr.wr, flags);
 	if (!ret) {
 		vg_tenant_count_tx(t, c.length, c.last, 1, split);
 		if (c.last)
 			vg_tenant_count_queue(t, 0, 1);
 	}
-	spin_lock_irqsave(&sh->lock, *flags);
 	rcu_read_unlock();
-	sq->busy--;
-	wake_up(&sh->idle_wq);
 	if (!ret) {
 		if (c.last)
 			vg_pwr_free(p);
@@ -615,9 +634,11 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
 
 /*
  * Under the shaper lock: may @wr go to the driver now, as is? When the
- * QP has nothing queued, no dispatcher runs, the pacer has tokens, the WR
+ * QP has nothing queued or being posted, the pacer has tokens, the WR
  * needs no split and the scheduler would pick this QP anyway, sending it
- * at once is what the dispatcher would do, minus the copy.
+ * at once is what the dispatcher would do, minus the copy. Other QPs'
+ * posts and the dispatcher may run meanwhile: the order that matters is
+ * the QP's own.
  */
 static bool vg_sendq_fast_ok(struct vg_shaper *sh, struct vg_sendq *sq,
 			     const struct ib_send_wr *wr, u64 now, u32 *len)
@@ -628,7 +649,7 @@ static bool vg_sendq_fast_ok(struct vg_shaper *sh, struct vg_sendq *sq,
 	u8 vop;
 	int i;
 
-	if (sh->running || sh->draining || !list_empty(&sq->queue) ||
+	if (sq->posting || sh->draining || !list_empty(&sq->queue) ||
 	    sq->error ||
 	    sq->blocked || sq->inflight >= sq->depth ||
 	    vg_pacer_next(&sh->pacer) > now ||
@@ -649,15 +670,15 @@ static bool vg_sendq_fast_ok(struct vg_shaper *sh, struct vg_sendq *sq,
 
 /*
  * Under the shaper lock, vg_sendq_fast_ok() true: post @wr as the
- * dispatcher would, with a ring entry for its completion. Holds the
- * dispatcher's role (@running) while the lock is dropped for the driver.
+ * dispatcher would, with a ring entry for its completion. WRs of the QP
+ * posted while the lock is dropped for the driver queue up behind it
+ * (@posting), and are sent when it returns.
  * Return: 0, or the driver's error (@wr not taken).
  */
 static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 			      const struct ib_send_wr *wr, u32 len, u64 now,
 			      unsigned long *flags)
 {
-	const struct ib_send_wr *bad;
 	struct vg_ring_ent *e;
 	union vg_send_wr w;
 	struct vg_ktenant *t;
@@ -681,24 +702,21 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	vg_pacer_charge(&sh->pacer, now, &tok);
 	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
 
-	sh->running = true;
 	/* Freed only after RCU readers: the caller is one (vg_sendq_post()). */
 	t = sq->tenant;
-	sq->busy++;
-	spin_unlock_irqrestore(&sh->lock, *flags);
-	ret = sh->post_send(sq->qp, &w.wr, &bad);
+	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
 	if (!ret)
 		vg_tenant_count_tx(t, len, 1, 1, 0);
-	spin_lock_irqsave(&sh->lock, *flags);
-	sq->busy--;
-	sh->running = false;
-	wake_up(&sh->idle_wq);
 	if (ret) {
 		sq->inflight--;
 		sq->unsignaled = 0;
 	}
-	if (sh->rerun)
+	/* What queued up behind it (the dispatcher passed the QP over). */
+	if (!list_empty(&sq->queue) && !sq->blocked && !sq->error &&
+	    !sq->dead) {
+		vg_sched_activate(&sh->sched, sq->handle, now);
 		vg_shaper_kick(sh, flags);
+	}
 	return ret;
 }
 
@@ -720,19 +738,26 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad)
 {
 	const struct ib_send_wr *first = wr;
-	u64 now = ktime_get_ns();
 	struct vg_ktenant *t;
 	unsigned long flags;
 	struct vg_pwr *p;
 	int ret = 0;
 	u32 n = 0, len;
+	u64 now;
 
+	/*
+	 * The clock is read once per call, outside the lock (some
+	 * clocksources are slow to read), and only if WRs may be shaped.
+	 */
+	now = READ_ONCE(sh->enforce) ? ktime_get_ns() : 0;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (sq->dead)
 		goto dead;
 	vg_shaper_rebind(sh, sq);
 	if (vg_sendq_direct(sh, sq))
 		goto direct;
+	if (!now)
+		now = ktime_get_ns();
 
 	for (; wr; wr = wr->next) {
 		if (!n && vg_sendq_fast_ok(sh, sq, wr, now, &len)) {
@@ -743,7 +768,6 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 				wr = wr->next;
 				goto dead;
 			}
-			now = ktime_get_ns();
 			continue;
 		}
 		if (sq->nheld >= sq->depth) {
@@ -845,24 +869,53 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 	return owner;
 }
 
-/*
- * Under the shaper lock: a completion the driver returned, of a QP of
- * this device. Return: whether the owner sees it.
- */
-static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_qp_table *t,
-			    struct ib_wc *wc, bool *kick)
+/* Whether @wc's wr_id is the address of an entry of @sq's ring. */
+static bool vg_sendq_ring_wc(const struct vg_sendq *sq, const struct ib_wc *wc)
 {
-	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+	const struct vg_ring_ent *e = (void *)(uintptr_t)wc->wr_id;
+
+	return e >= sq->ring && e < sq->ring + sq->depth;
+}
+
+/*
+ * Whether a completion the driver returned needs the shaper: one of a
+ * shaped QP's ring entries, or a send completion of a QP that waits for
+ * room. Everything else (receives, WRs that went to the driver directly,
+ * unshaped QPs) reaches the owner as it is, without the shaper lock: the
+ * ring's address and size do not change, and a QP's state is freed only
+ * after RCU readers. A QP that blocks just now and misses this completion
+ * is retried by the hrtimer (VG_RETRY_NS).
+ *
+ * Context: the poller's; under rcu_read_lock(). Return: the QP or NULL.
+ */
+static struct vg_sendq *vg_sendq_of_wc(struct vg_qp_table *t,
+				       const struct ib_wc *wc)
+{
 	struct vg_sendq *sq;
 	struct vg_qp *q;
 
-	if (!wc->qp)
-		return true;
+	if (!wc->qp ||
+	    (wc->status == IB_WC_SUCCESS && (wc->opcode & IB_WC_RECV)))
+		return NULL;
 	q = vg_qp_find(t, wc->qp);
 	sq = q ? READ_ONCE(q->sq) : NULL;
-	if (!sq || sq->dead)
+	if (!sq || (!vg_sendq_ring_wc(sq, wc) && !READ_ONCE(sq->blocked)))
+		return NULL;
+	return sq;
+}
+
+/*
+ * Under the shaper lock: a completion of @sq that vg_sendq_of_wc() picked
+ * out. Return: whether the owner sees it.
+ */
+static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
+			    struct ib_wc *wc, bool *kick)
+{
+	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+
+	if (sq->dead)
 		return true;
-	/* Any completion of the QP frees room a direct post took. */
+	/* A completion of the QP frees room a direct post took. */
 	if (sq->blocked && !sq->error) {
 		sq->blocked = false;
 		if (!list_empty(&sq->queue))
@@ -870,8 +923,8 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_qp_table *t,
 					  ktime_get_ns());
 		*kick = true;
 	}
-	/* Not a ring entry: a receive, or a WR posted directly. */
-	if (e < sq->ring || e >= sq->ring + sq->depth)
+	/* Not a ring entry: a WR posted directly. */
+	if (!vg_sendq_ring_wc(sq, wc))
 		return true;
 	/* Of an entry already counted as done (reset, refused marker). */
 	if (!sq->inflight)
@@ -897,25 +950,37 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_qp_table *t,
  * wr_id, and appends flushed WRs of the CQ's QPs while room is left.
  *
  * Context: the poller's (softirq, workqueue or the ULP's own); under
- * rcu_read_lock() (for the table). Takes the shaper lock.
+ * rcu_read_lock() (for the table). Takes the shaper lock if a completion
+ * needs it (vg_sendq_of_wc()) or flushed WRs wait to be reported.
  * Return: the number of completions left in @wc.
  */
 int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 		  struct ib_cq *cq, int n, struct ib_wc *wc, int got)
 {
 	struct vg_sendq *sq, *tmp;
-	unsigned long flags;
-	bool kick = false;
+	unsigned long flags = 0;
+	bool kick = false, locked = false;
 	struct vg_pwr *p;
 	int i, out = 0;
 
-	spin_lock_irqsave(&sh->lock, flags);
 	for (i = 0; i < got; i++) {
-		if (!vg_sendq_filter(sh, t, &wc[i], &kick))
-			continue;
+		sq = vg_sendq_of_wc(t, &wc[i]);
+		if (sq) {
+			if (!locked)
+				spin_lock_irqsave(&sh->lock, flags);
+			locked = true;
+			if (!vg_sendq_filter(sh, sq, &wc[i], &kick))
+				continue;
+		}
 		if (out != i)
 			wc[out] = wc[i];
 		out++;
+	}
+	/* A report that is queued just now comes with a wakeup (settle). */
+	if (!locked) {
+		if (list_empty(&sh->inject))
+			return out;
+		spin_lock_irqsave(&sh->lock, flags);
 	}
 	list_for_each_entry_safe(sq, tmp, &sh->inject, inject_node) {
 		if (sq->qp->send_cq != cq)
@@ -937,8 +1002,7 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 	}
 	if (kick)
 		vg_shaper_arm(sh, ktime_get_ns());
-	if (sh->draining)
-		wake_up(&sh->idle_wq);
+	vg_shaper_wake_idle(sh);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return out;
 }
@@ -988,9 +1052,33 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 			vg_sched_activate(&sh->sched, sq->handle,
 					  ktime_get_ns());
 	}
-	if (sh->draining)
-		wake_up(&sh->idle_wq);
+	vg_shaper_wake_idle(sh);
 	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/* Under the shaper lock: the driver has everything of @sq the shaper held. */
+static bool vg_sendq_handed_over(const struct vg_sendq *sq)
+{
+	return sq->dead || (list_empty(&sq->queue) &&
+			    list_empty(&sq->flushq) && !sq->posting);
+}
+
+/**
+ * vg_sendq_quiesce() - wait until the driver has all the QP's WRs
+ * @sh: the shaper
+ * @sq: the QP, which its owner is draining: nothing new is posted
+ *
+ * Returns when every WR the shaper held of the QP has been posted (at
+ * the pacer's pace) or, if the QP is in error, reported as flushed. A
+ * drain WR the driver posts after this completes after all of them.
+ *
+ * Context: process context; sleeps; takes the shaper lock.
+ */
+void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	spin_lock_irq(&sh->lock);
+	wait_event_lock_irq(sh->idle_wq, vg_sendq_handed_over(sq), sh->lock);
+	spin_unlock_irq(&sh->lock);
 }
 
 /**
@@ -1111,8 +1199,7 @@ void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq)
 	sh->by_handle[sq->handle] = NULL;
 	vg_sched_qp_del(&sh->sched, sq->handle);
 	WRITE_ONCE(sh->nsqs, sh->nsqs - 1);
-	if (sh->draining)
-		wake_up(&sh->idle_wq);
+	vg_shaper_wake_idle(sh);
 	spin_unlock_irq(&sh->lock);
 	vg_sendq_free(sq);
 }

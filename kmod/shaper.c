@@ -18,9 +18,11 @@
  * whoever kicks it (a post, the hrtimer's softirq) and drops the lock
  * around the driver's post_send, which may run the driver's requester
  * inline and must see the caller's interrupt state; one dispatcher runs at
- * a time per device (@running), so a QP's chunks reach the driver in
- * order, and a post that arrives meanwhile only asks for another round
- * (@rerun). Lock order: a device's ctrl_lock, then its shaper lock; the
+ * a time per device (@running), and a post that arrives meanwhile only
+ * asks for another round (@rerun). A WR on the fast path (sendq.c) goes to
+ * the driver from its poster, concurrently with other QPs' posts and the
+ * dispatcher; a QP's own WRs and chunks reach the driver in order, one
+ * post at a time (vg_sendq::posting). Lock order: a device's ctrl_lock, then its shaper lock; the
  * table's xa_lock is never taken under the shaper lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -49,6 +51,25 @@ void vg_shaper_arm(struct vg_shaper *sh, u64 when)
 	    ktime_to_ns(hrtimer_get_expires(&sh->timer)) <= when)
 		return;
 	hrtimer_start(&sh->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * vg_shaper_wake_idle() - wake destroy and unload if they wait
+ * @sh: the shaper
+ *
+ * The common case, nobody waiting, costs no waitqueue lock.
+ *
+ * Context: any; the shaper lock held.
+ */
+void vg_shaper_wake_idle(struct vg_shaper *sh)
+{
+	/*
+	 * Waiters queue themselves on @idle_wq before they check their
+	 * condition under the shaper lock (the caller holds it), so one
+	 * this does not see yet will see what the caller changed.
+	 */
+	if (waitqueue_active(&sh->idle_wq))
+		wake_up(&sh->idle_wq);
 }
 
 /*
@@ -80,7 +101,11 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 		if (ret)
 			return;		/* nothing to send */
 		sq = h < VG_SHAPER_MAX_QPS ? sh->by_handle[h] : NULL;
-		if (!sq || list_empty(&sq->queue) || sq->error) {
+		/*
+		 * A QP whose fast post is in the driver is activated again
+		 * when it returns (sendq.c).
+		 */
+		if (!sq || list_empty(&sq->queue) || sq->error || sq->posting) {
 			vg_sched_deactivate(&sh->sched, h);
 			continue;
 		}
@@ -152,7 +177,7 @@ static bool vg_shaper_wake_one(struct vg_shaper *sh, unsigned long *flags)
 		cq->comp_handler(cq, cq->cq_context);
 		spin_lock_irqsave(&sh->lock, *flags);
 		sq->busy--;
-		wake_up(&sh->idle_wq);
+		vg_shaper_wake_idle(sh);
 		return true;
 	}
 	return false;

@@ -104,8 +104,10 @@ struct vg_pwr {
  * @blocked: the send queue is full; the QP waits for completions
  * @first_err: the first error status of a chunk the owner did not see
  * @kicked: its CQ's poller was woken for @flushq
- * @busy: users of the QP without the shaper lock (the dispatcher posting,
+ * @busy: users of the QP without the shaper lock (a post in the driver,
  *	the CQ waker); destroy waits for 0
+ * @posting: a WR or chunk of the QP is in the driver's post_send, which
+ *	runs without the shaper lock: nothing else of the QP may be posted
  * @tail_untracked: something was posted after the newest signaled ring
  *	entry (an unsignaled chunk, or a WR that went to the driver
  *	directly): no completion is certain to follow it
@@ -141,6 +143,7 @@ struct vg_sendq {
 	enum ib_wc_status first_err;
 	bool kicked;
 	u32 busy;
+	bool posting;
 	bool tail_untracked;
 	bool need_marker;
 	bool retry;
@@ -161,7 +164,8 @@ struct vg_sendq {
  * @op_rate: the op rate @pacer runs at
  * @timer: wakes the dispatcher at the next departure (softirq)
  * @sqs: every vg_sendq of the device
- * @inject: vg_sendqs whose @flushq is ready to be reported
+ * @inject: vg_sendqs whose @flushq is ready to be reported (read
+ *	locklessly by the poll wrapper)
  * @post_send: the driver's post_send
  * @nsqs: entries of @sqs (read locklessly by the poll wrapper)
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
@@ -170,8 +174,9 @@ struct vg_sendq {
  * @running: a dispatcher runs (it posts without @lock)
  * @rerun: work arrived while it ran
  * @attn: vg_sendqs the hrtimer must attend to (markers, retries)
- * @idle_wq: destroy waits here until its QP is not busy; unload until
- *	every queue is empty
+ * @idle_wq: destroy waits here until its QP is not busy, a driver's
+ *	drain_sq until the QP's WRs are handed over, unload until every
+ *	queue is empty
  * @draining: unload: post everything at once, shape nothing new
  * @wr: the dispatcher's chunk, built here (one dispatcher at a time)
  * @sge: SGEs of @wr
@@ -227,6 +232,7 @@ void vg_shaper_settings(struct vg_shaper *sh,
 void vg_shaper_drain(struct vg_shaper *sh);
 void vg_shaper_destroy(struct vg_shaper *sh);
 void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags);
+void vg_shaper_wake_idle(struct vg_shaper *sh);
 void vg_shaper_arm(struct vg_shaper *sh, u64 when);
 int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 		   struct vg_ktenant *t);
@@ -246,6 +252,7 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		       const struct ib_qp_attr *attr, int attr_mask);
 void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		     unsigned long *flags);
