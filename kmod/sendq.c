@@ -414,6 +414,9 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	/* A full ring ends with a signaled entry: settle again on it. */
 	if (!sq->need_marker || sq->inflight >= sq->depth)
 		return;
+	/* After a fast post in the driver, which asks again when it returns. */
+	if (sq->posting)
+		return;
 	sq->need_marker = false;
 	/*
 	 * Asked for earlier; the need may be gone. A marker nobody waits for
@@ -711,6 +714,9 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 		sq->inflight--;
 		sq->unsignaled = 0;
 	}
+	/* A marker the hrtimer could not post meanwhile (error, unload). */
+	if (sq->need_marker)
+		vg_sendq_attn(sh, sq, ktime_get_ns());
 	/* What queued up behind it (the dispatcher passed the QP over). */
 	if (!list_empty(&sq->queue) && !sq->blocked && !sq->error &&
 	    !sq->dead) {
