@@ -36,10 +36,10 @@
  * of their caller (they may sleep) and take the QP table's xa_lock, the
  * shaper lock and, to announce a QP, vg_devices_lock; so does the
  * drain_sq wrapper, which sleeps until the shaper has handed the QP's WRs
- * to the driver. post_send and
- * poll_cq wrappers run in whatever context their caller is in (process,
- * softirq, interrupts off) and take the shaper lock. All hold the SRCU
- * read lock.
+ * to the driver. post_send and poll_cq wrappers run in whatever context
+ * their caller is in (process, softirq, interrupts off) and take the
+ * shaper lock (poll_cq only for completions the shaper must translate).
+ * All hold the SRCU read lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

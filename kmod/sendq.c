@@ -337,6 +337,26 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	return ret;
 }
 
+/* Under the shaper lock: something waits for all of @sq's completions. */
+static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	return !sq->dead && (!list_empty(&sq->flushq) ||
+			     (sh->draining && sq->inflight));
+}
+
+/*
+ * Under the shaper lock: let the dispatcher pick @sq again if it has WRs
+ * to send and may send them. Return: whether it was activated.
+ */
+static bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq,
+				u64 now)
+{
+	if (list_empty(&sq->queue) || sq->blocked || sq->error || sq->dead)
+		return false;
+	vg_sched_activate(&sh->sched, sq->handle, now);
+	return true;
+}
+
 /**
  * vg_sendq_settle() - let what waits for the QP's completions proceed
  * @sh: the shaper
@@ -351,13 +371,6 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
  *
  * Context: any; the shaper lock held.
  */
-/* Under the shaper lock: something waits for all of @sq's completions. */
-static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
-{
-	return !sq->dead && (!list_empty(&sq->flushq) ||
-			     (sh->draining && sq->inflight));
-}
-
 void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	if (!vg_sendq_waited_for(sh, sq))
@@ -384,8 +397,8 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
  * The marker is a signaled zero-length RDMA WRITE through the ring, as
  * ib_drain_sq() posts (no memory is accessed: IBA C9-88); its completion,
  * successful or flushed, retires everything posted before it. It holds
- * the dispatcher's role while the lock is dropped, so nothing of the QP
- * overtakes it.
+ * the dispatcher's role and the QP's @posting while the lock is dropped,
+ * so nothing of the QP overtakes it.
  *
  * Context: the hrtimer (softirq); the shaper lock held, no dispatcher
  * running.
@@ -396,6 +409,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	struct ib_rdma_wr w = {};
 	struct vg_ring_ent *e;
 	bool signal;
+	u64 now;
 	int ret;
 
 	if (sq->dead)
@@ -404,11 +418,9 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		sq->retry = false;
 		if (sq->blocked && !sq->error) {
 			sq->blocked = false;
-			if (!list_empty(&sq->queue)) {
-				vg_sched_activate(&sh->sched, sq->handle,
-						  ktime_get_ns());
-				vg_shaper_arm(sh, ktime_get_ns());
-			}
+			now = ktime_get_ns();
+			if (vg_sendq_reactivate(sh, sq, now))
+				vg_shaper_arm(sh, now);
 		}
 	}
 	/* A full ring ends with a signaled entry: settle again on it. */
@@ -708,9 +720,9 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	/* Freed only after RCU readers: the caller is one (vg_sendq_post()). */
 	t = sq->tenant;
 	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
-	if (!ret)
+	if (!ret) {
 		vg_tenant_count_tx(t, len, 1, 1, 0);
-	if (ret) {
+	} else {
 		sq->inflight--;
 		sq->unsignaled = 0;
 	}
@@ -718,11 +730,8 @@ static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (sq->need_marker)
 		vg_sendq_attn(sh, sq, ktime_get_ns());
 	/* What queued up behind it (the dispatcher passed the QP over). */
-	if (!list_empty(&sq->queue) && !sq->blocked && !sq->error &&
-	    !sq->dead) {
-		vg_sched_activate(&sh->sched, sq->handle, now);
+	if (vg_sendq_reactivate(sh, sq, now))
 		vg_shaper_kick(sh, flags);
-	}
 	return ret;
 }
 
@@ -918,15 +927,14 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 			    struct ib_wc *wc, bool *kick)
 {
 	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+	bool owner;
 
 	if (sq->dead)
 		return true;
 	/* A completion of the QP frees room a direct post took. */
 	if (sq->blocked && !sq->error) {
 		sq->blocked = false;
-		if (!list_empty(&sq->queue))
-			vg_sched_activate(&sh->sched, sq->handle,
-					  ktime_get_ns());
+		vg_sendq_reactivate(sh, sq, ktime_get_ns());
 		*kick = true;
 	}
 	/* Not a ring entry: a WR posted directly. */
@@ -935,12 +943,9 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 	/* Of an entry already counted as done (reset, refused marker). */
 	if (!sq->inflight)
 		return false;
-	if (!vg_sendq_complete(sh, sq, e, wc)) {
-		vg_sendq_settle(sh, sq);
-		return false;
-	}
+	owner = vg_sendq_complete(sh, sq, e, wc);
 	vg_sendq_settle(sh, sq);
-	return true;
+	return owner;
 }
 
 /**
@@ -1054,9 +1059,7 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		sq->error = false;
 		sq->blocked = false;
 		sq->first_err = IB_WC_SUCCESS;
-		if (!list_empty(&sq->queue))
-			vg_sched_activate(&sh->sched, sq->handle,
-					  ktime_get_ns());
+		vg_sendq_reactivate(sh, sq, ktime_get_ns());
 	}
 	vg_shaper_wake_idle(sh);
 	spin_unlock_irqrestore(&sh->lock, flags);

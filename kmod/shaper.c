@@ -22,8 +22,9 @@
  * asks for another round (@rerun). A WR on the fast path (sendq.c) goes to
  * the driver from its poster, concurrently with other QPs' posts and the
  * dispatcher; a QP's own WRs and chunks reach the driver in order, one
- * post at a time (vg_sendq::posting). Lock order: a device's ctrl_lock, then its shaper lock; the
- * table's xa_lock is never taken under the shaper lock.
+ * post at a time (vg_sendq::posting). Lock order: a device's ctrl_lock,
+ * then its shaper lock; the table's xa_lock is never taken under the
+ * shaper lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
