@@ -15,10 +15,9 @@ The console is scanned for warnings after each test (conftest.py).
 import json
 
 from testbed import CLI, Guest
-from vgcli import eventually
+from vgcli import eventually, tenant_objects
 
 SYSFS = "/sys/kernel/verbsgate"
-OBJECTS = "/sys/kernel/debug/verbsgate/tenant_objects"
 CYCLES = 10000
 WRITERS = 8
 WRITER_ROUNDS = 150
@@ -35,7 +34,7 @@ def dying(g: Guest) -> int:
 
 
 def assert_no_leaks(g: Guest):
-    eventually(g, "tenant objects", lambda: read_int(g, OBJECTS), 1)
+    eventually(g, "tenant objects", lambda: tenant_objects(g), 1)
     eventually(g, "module refcnt",
                lambda: read_int(g, "/sys/module/verbsgate/refcnt"), 0)
     assert g.run(f"ls {SYSFS}/tenants", check=True).out.split() == \
@@ -46,7 +45,7 @@ def test_add_del_cycles_leave_no_leaks(guest):
     assert guest.load_verbsgate().ok
     guest.run("mkdir -p /sys/fs/cgroup/vgleak/a", check=True)
     base_dying = dying(guest)
-    assert read_int(guest, OBJECTS) == 1
+    assert tenant_objects(guest) == 1
 
     # One batch of CYCLES add/set/del cycles over every selector kind.
     script = (
@@ -138,7 +137,7 @@ def test_concurrent_writers_leave_consistent_state(guest):
     names = sorted(t["name"] for t in shown)
     assert all(n == "default" or n.startswith("shared") for n in names), names
     assert guest.run(f"ls {SYSFS}/tenants", check=True).out.split() == names
-    eventually(guest, "tenant objects", lambda: read_int(guest, OBJECTS),
+    eventually(guest, "tenant objects", lambda: tenant_objects(guest),
                len(names))
     for n in names:
         if n != "default":

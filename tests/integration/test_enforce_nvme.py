@@ -31,10 +31,9 @@ import pytest
 import fio
 import nvme
 from testbed import REPO, Guest
-from vgcli import cli_json, cli_ok, eventually
+from vgcli import cli_json, cli_ok, eventually, tenant_objects
 
 A, B, LAT = "10.77.0.11", "10.77.0.12", "10.77.0.13"
-OBJECTS = "/sys/kernel/debug/verbsgate/tenant_objects"
 CHUNK = "16k"
 # chunk-nolat: the chunk size while no latency tenant exists; chunk: the
 # chunk table (one entry, at 100%) used while latency tenants exist.
@@ -66,6 +65,17 @@ def add_tenants(g: Guest, tenants: dict):
 
 def stats(g: Guest) -> dict:
     return {t["name"]: t for t in cli_json(g, "stats")["tenants"]}
+
+
+def wait_for_queued(g: Guest, tenant: str, tries: int = 100) -> int:
+    """The tenant's WRs held by the pacer, once there are any (0 if none
+    within tries looks)."""
+    queued = 0
+    for _ in range(tries):
+        queued = stats(g)[tenant]["queued_wrs"]
+        if queued:
+            break
+    return queued
 
 
 def tenant_qps(g: Guest) -> dict:
@@ -390,7 +400,7 @@ def test_qp_error_flushes(bed, request, tmp_path):
     g = bed
     nqn = nvme.subsystem_nqn(A)
     load(g)
-    objects = int(g.run(f"cat {OBJECTS}", check=True).out)
+    objects = tenant_objects(g)
     add_tenants(g, {"t": (A, "bandwidth", 1)})
     # Well below the ~20 MB/s the test bed moves, so that the pacer holds
     # WRs when the QPs fail; high enough that the keep-alive responses
@@ -416,10 +426,7 @@ def test_qp_error_flushes(bed, request, tmp_path):
         try:
             wait_for_io(g, devs[A], base)
             note(f"fio running, {len(cli_json(g, 'qp show'))} QPs")
-            for _ in range(100):
-                queued = stats(g)["t"]["queued_wrs"]
-                if queued:
-                    break
+            queued = wait_for_queued(g, "t")
             note(f"{queued} WRs queued")
             assert queued, "the pacer never held a WR"
             g.run(f"ip addr del {A}/24 dev {g.netdev}", check=True)
@@ -458,7 +465,7 @@ def test_qp_error_flushes(bed, request, tmp_path):
     assert cli_json(g, "qp show") == []
     cli_ok(g, "tenant del t")
     eventually(g, "the tenant objects to be freed",
-               lambda: int(g.run(f"cat {OBJECTS}", check=True).out),
+               lambda: tenant_objects(g),
                objects)
     assert g.verbsgate_loaded()
     report(request, tmp_path, "QP errors under split I/O",
@@ -485,7 +492,7 @@ def test_driver_drain_sq(bed, request, tmp_path):
     g.run(f"insmod {DRAIN_MODULE} dev={g.rxe_dev}", check=True)
     try:
         load(g)
-        objects = int(g.run(f"cat {OBJECTS}", check=True).out)
+        objects = tenant_objects(g)
         add_tenants(g, {"t": (A, "bandwidth", 1)})
         cli_ok(g, f"dev set rxe0 maxrate {QP_ERROR_RATE} {SPLIT}")
         mark = g.console_mark()
@@ -498,20 +505,17 @@ def test_driver_drain_sq(bed, request, tmp_path):
                            runtime=30, tag="drain")
             try:
                 wait_for_io(g, devs[A], base)
-                queued = 0
-                for _ in range(100):
-                    queued = stats(g)["t"]["queued_wrs"]
-                    if queued:
-                        break
+                queued = wait_for_queued(g, "t")
                 assert queued, "the pacer never held a WR"
                 start = time.monotonic()
                 g.run(f"nvme disconnect -n {nqn}", check=True, timeout=120)
                 seconds = time.monotonic() - start
             finally:
                 bg.kill()
-        drains = lambda: int(g.run(  # noqa: E731
-            "cat /sys/module/vg_drainsim/parameters/drains",
-            check=True).out)
+        def drains() -> int:
+            return int(g.run("cat /sys/module/vg_drainsim/parameters/drains",
+                             check=True).out)
+
         eventually(g, "every QP to be drained and destroyed",
                    lambda: (drains() >= nqps, cli_json(g, "qp show")),
                    (True, []))
@@ -519,7 +523,7 @@ def test_driver_drain_sq(bed, request, tmp_path):
                    lambda: stats(g)["t"]["queued_wrs"], 0)
         cli_ok(g, "tenant del t")
         eventually(g, "the tenant objects to be freed",
-                   lambda: int(g.run(f"cat {OBJECTS}", check=True).out),
+                   lambda: tenant_objects(g),
                    objects)
         log = g.console()[mark:]
         assert "destroyed with" not in log, log[-3000:]

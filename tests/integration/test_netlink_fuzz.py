@@ -11,10 +11,10 @@ the sender, not a verbsgate warning, and are not counted.)
 import json
 
 from testbed import Guest
+from vgcli import tenant_objects
 
 FUZZ = "tests/integration/guest/genl_fuzz.py"
 SYSFS = "/sys/kernel/verbsgate"
-OBJECTS = "/sys/kernel/debug/verbsgate/tenant_objects"
 MESSAGES = 100_000
 
 
@@ -51,10 +51,10 @@ def test_fuzz_leaves_module_consistent(guest):
     assert "default" in names
     assert guest.run(f"ls {SYSFS}/tenants", check=True).out.split() == names
     for _ in range(100):
-        if int(guest.run(f"cat {OBJECTS}", check=True).out) == len(names):
+        if tenant_objects(guest) == len(names):
             break
         guest.run("sleep 0.1")
-    assert int(guest.run(f"cat {OBJECTS}", check=True).out) == len(names)
+    assert tenant_objects(guest) == len(names)
     assert guest.cli("-d -j dev show").ok
     for n in names:
         if n != "default":

@@ -8,10 +8,9 @@ import re
 
 from nvme import nvme_over_rdma
 from testbed import Guest
-from vgcli import cli_ok, eventually, spawn_monitor
+from vgcli import cli_ok, eventually, spawn_monitor, tenant_objects
 
 PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000"
-OBJECTS = "/sys/kernel/debug/verbsgate/tenant_objects"
 BLUE = "/sys/fs/cgroup/blue"
 
 
@@ -159,7 +158,7 @@ def test_deleted_tenant_with_qps_is_freed_and_filters_fail_clearly(guest):
     g = guest
     assert g.load_verbsgate().ok
     g.run(f"mkdir -p {BLUE}", check=True)
-    base = int(g.run(f"cat {OBJECTS}", check=True).out)
+    base = tenant_objects(g)
     cli_ok(g, "tenant add blue cgroup /blue class bandwidth weight 3")
     server, client = start_pair(g)
     try:
@@ -167,8 +166,7 @@ def test_deleted_tenant_with_qps_is_freed_and_filters_fail_clearly(guest):
         assert {q["tenant"] for q in qps(g)} == {"default"}
     finally:
         g.run(f"kill {server} {client}; sleep 0.5")
-    eventually(g, "the deleted tenant to be freed", lambda: int(
-        g.run(f"cat {OBJECTS}", check=True).out), base)
+    eventually(g, "the deleted tenant to be freed", lambda: tenant_objects(g), base)
     g.run(f"rmdir {BLUE}")
 
     res = g.cli("qp show tenant nosuch")

@@ -15,6 +15,12 @@ def cli_json(g: Guest, args: str):
     return json.loads(cli_ok(g, "-j " + args))
 
 
+def tenant_objects(g: Guest) -> int:
+    """Tenant objects verbsgate has allocated (debugfs), freed or not."""
+    return int(g.run("cat /sys/kernel/debug/verbsgate/tenant_objects",
+                     check=True).out)
+
+
 def spawn_monitor(g: Guest, log: str) -> int:
     """`verbsgate -j monitor` writing to log, returned once subscribed."""
     pid = g.spawn(f"exec {CLI} -j monitor", log)
