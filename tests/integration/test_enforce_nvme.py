@@ -138,12 +138,17 @@ def report(request, tmp_path, title: str, header: list, rows: list,
                     f"{time.strftime('%Y-%m-%d %H:%M:%S')} -->\n{text}")
 
 
-def ios_done(g: Guest, dev: str) -> int:
-    """Reads and writes completed on dev so far, counted on its controller
-    paths (nvmeXcCnY): the multipath head nvmeXnY keeps no statistics."""
+def path_stats(dev: str) -> str:
+    """The stat files of dev's controller paths (nvmeXcCnY), as a glob:
+    the multipath head nvmeXnY keeps no statistics."""
     m = re.fullmatch(r"/dev/nvme(\d+)n(\d+)", dev)
     assert m, dev
-    res = g.run(f"cat /sys/block/nvme{m[1]}c*n{m[2]}/stat", check=True)
+    return f"/sys/block/nvme{m[1]}c*n{m[2]}/stat"
+
+
+def ios_done(g: Guest, dev: str) -> int:
+    """Reads and writes completed on dev so far (path_stats)."""
+    res = g.run(f"cat {path_stats(dev)}", check=True)
     return sum(int(f[0]) + int(f[4]) for f in
                (line.split() for line in res.out.splitlines()) if f)
 
@@ -151,8 +156,7 @@ def ios_done(g: Guest, dev: str) -> int:
 def wait_for_io(g: Guest, dev: str, base: int, tries: int = 300):
     """Wait (bounded) until more than base I/Os completed on dev (the
     kernel's partition scan reads it when it appears)."""
-    m = re.fullmatch(r"/dev/nvme(\d+)n(\d+)", dev)
-    stat = f"/sys/block/nvme{m[1]}c*n{m[2]}/stat"
+    stat = path_stats(dev)
     res = g.run(f"for i in $(seq {tries}); do "
                 f"[ \"$(cat {stat} | awk '{{s += $1 + $5}} "
                 f"END {{print s + 0}}')\" -gt {base} ] && exit 0; "
