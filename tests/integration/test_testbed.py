@@ -1,7 +1,9 @@
 """The test bed itself: it must notice a sick kernel instead of hanging.
 
 These tests use a guest of their own, which they break on purpose, in the
-order below: warning, oops, stuck command, hung guest, panic.
+order below: warning, oops, stuck command, stuck agent, hung QEMU, every
+CPU locked up, panic. A test that kills the guest leaves the next one a
+fresh guest.
 """
 import os
 import signal
@@ -13,11 +15,19 @@ from testbed import FAULT_MODULE, Guest, GuestError
 
 
 @pytest.fixture(scope="module")
-def victim():
-    g = Guest(reply_grace=5).start()
-    yield g
-    g.kill()
-    g.cleanup()
+def victims():
+    guests = []
+    yield guests
+    for g in guests:
+        g.kill()
+        g.cleanup()
+
+
+@pytest.fixture
+def victim(victims):
+    if not victims or not victims[-1].alive():
+        victims.append(Guest(reply_grace=5).start())
+    return victims[-1]
 
 
 def test_warning_is_detected(victim):
@@ -51,15 +61,40 @@ def test_stuck_command_times_out(victim):
     assert victim.run("echo alive").out.strip() == "alive"
 
 
-def test_hung_guest_is_reported(victim):
-    os.kill(victim.proc.pid, signal.SIGSTOP)
+def test_stuck_agent_is_diagnosed(victim):
+    # A process outside the command's session keeps its output open, so
+    # the agent waits for it: the guest stops answering, the kernel is fine.
+    with pytest.raises(GuestError, match="stopped answering") as err:
+        victim.run("setsid sleep 600 & exit 0", timeout=2)
+    report = str(err.value)
+    assert "sysrq: Show Blocked State" in report
+    assert "NMI backtrace for cpu" in report, "SysRq l shows every CPU"
+    assert "RIP=" in report, "the vCPU registers are in the report"
+    assert not victim.alive(), "a hung guest is not reused"
+
+
+def test_hung_qemu_is_reported(victim):
+    pid = victim.proc.pid
+    os.kill(pid, signal.SIGSTOP)
     try:
         start = time.monotonic()
-        with pytest.raises(GuestError, match="stopped answering"):
+        with pytest.raises(GuestError, match="stopped answering") as err:
             victim.run("true", timeout=2)
-        assert time.monotonic() - start < 60
+        assert time.monotonic() - start < 90
+        assert "QEMU monitor failed" in str(err.value)
     finally:
-        os.kill(victim.proc.pid, signal.SIGCONT)
+        if victim.alive():
+            os.kill(pid, signal.SIGCONT)
+
+
+def test_locked_up_cpus_are_diagnosed(victim):
+    with pytest.raises(GuestError, match="stopped answering") as err:
+        victim.run(f"insmod {FAULT_MODULE} action=lockup", timeout=5)
+    report = str(err.value)
+    # No CPU takes the keyboard's interrupt; the NMI panics the guest and
+    # the panic shows where each CPU spins.
+    assert "Kernel panic" in report and "NMI" in report
+    assert report.count("vg_fault_spin") >= 2, "both CPUs' backtraces"
 
 
 def test_panic_is_reported(victim):

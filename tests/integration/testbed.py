@@ -67,8 +67,14 @@ class GuestError(Exception):
     def __str__(self):
         text = super().__str__()
         if self.console:
-            text += "\n--- guest console (last 60 lines) ---\n"
-            text += "\n".join(self.console.splitlines()[-60:])
+            # The last 60 lines, or from the first kernel complaint among
+            # the last 300 (a panic's backtraces can be long).
+            lines = self.console.splitlines()[-300:]
+            start = max(0, len(lines) - 60)
+            start = next((i for i, line in enumerate(lines[:start])
+                          if KERNEL_ERROR.search(line)), start)
+            text += f"\n--- guest console (last {len(lines) - start} lines) ---\n"
+            text += "\n".join(lines[start:])
         return text
 
 
@@ -161,6 +167,9 @@ class Guest:
             raise GuestError(f"{kernel} missing; install linux-image-{self.kver}")
         cmdline = " ".join([
             "console=ttyS0,115200", "panic=-1", "mitigations=off",
+            # An NMI from the host (Guest.diagnose_hang()) panics and shows
+            # every CPU's backtrace, even of CPUs spinning with irqs off.
+            "unknown_nmi_panic", "panic_print=0x40",
             "8250.nr_uarts=1", f"vg.init={GUEST_DIR / 'rootinit.sh'}",
         ])
         return [
@@ -179,6 +188,7 @@ class Guest:
             "-chardev", f"socket,id=ctl,path={self.workdir / 'ctl.sock'},"
                         "server=on,wait=off",
             "-device", "virtserialport,chardev=ctl,name=vg.ctl",
+            "-monitor", f"unix:{self.workdir / 'mon.sock'},server=on,wait=off",
         ]
 
     def start(self) -> "Guest":
@@ -334,12 +344,61 @@ class Guest:
             reply = self._receive(rid, time.monotonic() + timeout +
                                   self.reply_grace)
         except TimeoutError:
-            raise GuestError(f"guest stopped answering during: {cmd}",
-                             self.console()) from None
+            mark = self.console_mark()
+            report = self.diagnose_hang()
+            self.kill()
+            raise GuestError(f"guest stopped answering during: {cmd}\n"
+                             f"--- what the guest's kernel was doing ---\n"
+                             f"{report}", self.console_since(0)[:mark]) from None
         res = Result(reply["rc"], reply["out"], reply.get("seconds", 0.0))
         if check and not res.ok:
             raise AssertionError(f"`{cmd}` failed (rc {res.rc}):\n{res.out}")
         return res
+
+    def monitor(self, command: str) -> str:
+        """Run one QEMU monitor (HMP) command; returns its output."""
+        with socket.socket(socket.AF_UNIX) as mon:
+            mon.settimeout(10)
+            mon.connect(str(self.workdir / "mon.sock"))
+            out = b""
+            for send in (None, command):
+                if send is not None:
+                    mon.sendall(send.encode() + b"\n")
+                    out = b""
+                while not out.endswith(b"(qemu) "):
+                    chunk = mon.recv(1 << 16)
+                    if not chunk:
+                        raise OSError("the QEMU monitor closed")
+                    out += chunk
+        text = out.decode(errors="replace").replace("\r", "")
+        return text.removesuffix("(qemu) ").split("\n", 1)[-1]
+
+    def diagnose_hang(self) -> str:
+        """Ask a guest that stopped answering what its kernel is doing.
+
+        SysRq w and l (blocked tasks, every CPU's backtrace) come through
+        the emulated keyboard and need one CPU that takes interrupts. If
+        they print nothing, every CPU is stuck with interrupts off: an NMI
+        then panics the guest (`unknown_nmi_panic`), whose panic prints
+        every CPU's backtrace. Returns the console the requests produced.
+        """
+        if not self.alive():
+            return "(QEMU has exited)"
+        mark = self.console_mark()
+        try:
+            for keys in ("alt-sysrq-w", "alt-sysrq-l"):
+                self.monitor(f"sendkey {keys}")
+                time.sleep(3)
+            if self.console_mark() == mark:
+                self.monitor("nmi")
+                time.sleep(5)
+            regs = self.monitor("info registers -a")
+            rips = "\n".join(line for line in regs.splitlines()
+                             if line.startswith(("CPU#", "RAX", "RIP")))
+        except OSError as e:
+            rips = f"(QEMU monitor failed: {e})"
+        return (self.console_since(mark) or "(nothing on the console)") + \
+            "\n--- vCPU registers ---\n" + rips
 
     def spawn(self, cmd: str, log: str) -> int:
         """Start cmd in the background, output to log; returns its PID."""

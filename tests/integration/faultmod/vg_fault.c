@@ -5,16 +5,26 @@
  *
  *   insmod vg_fault.ko action=warn   WARN, then refuse to load
  *   insmod vg_fault.ko action=oops   NULL dereference in insmod's context
+ *   insmod vg_fault.ko action=lockup every CPU spins with interrupts off,
+ *                                    forever (only an NMI gets through)
  *
  * Never load it outside the test bed.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 static char *action = "";
 module_param(action, charp, 0444);
-MODULE_PARM_DESC(action, "warn or oops");
+MODULE_PARM_DESC(action, "warn, oops or lockup");
+
+/* Interrupts off (IPI handler, or on_each_cpu()'s local call). */
+static void vg_fault_spin(void *unused)
+{
+	for (;;)
+		cpu_relax();
+}
 
 /* Process context (insmod). */
 static int __init vg_fault_init(void)
@@ -30,6 +40,11 @@ static int __init vg_fault_init(void)
 		/* Keep the compiler from proving the access undefined. */
 		OPTIMIZER_HIDE_VAR(null_ptr);
 		return *null_ptr;
+	}
+	if (!strcmp(action, "lockup")) {
+		pr_emerg("vg_fault: every CPU spins with interrupts off\n");
+		on_each_cpu(vg_fault_spin, NULL, 0);
+		return -EIO;	/* not reached */
 	}
 	return -EINVAL;
 }

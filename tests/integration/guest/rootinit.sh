@@ -45,6 +45,11 @@ mount -t configfs configfs /sys/kernel/config
 hostname vg-guest
 # Kernel messages of every level reach the console the host scans.
 echo 8 >/proc/sys/kernel/printk
+# The host asks a hung guest for backtraces with SysRq on the emulated
+# keyboard; tasks stuck in D state report themselves before the host gives
+# up on a command (its timeout plus Guest.reply_grace).
+echo 1 >/proc/sys/kernel/sysrq
+echo 20 >/proc/sys/kernel/hung_task_timeout_secs
 
 # shellcheck disable=SC1091
 . "$guestdir/network.sh"
