@@ -28,10 +28,12 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # Test-only modules (fault injection for the test bed's own tests, a
-# driver-owned drain_sq for the enforcement tests).
+# driver-owned drain_sq and a post_send that refuses chains for the
+# enforcement tests).
 test-modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault modules
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -72,4 +74,5 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault clean
 	rm -rf $(BUILD)

@@ -11,7 +11,11 @@
  * acts for the owner (its completion, its immediate data). A QP of a
  * latency-class tenant, or of a device whose enforcement is off, or while
  * the module unloads, posts straight to the driver whenever nothing of it
- * is queued or in flight, so its WRs never wait behind the shaper.
+ * is queued or in the driver, so its WRs never wait behind the shaper.
+ * So does a chain of WRs that need no split, when the pacer has tokens
+ * and the scheduler would pick its QP anyway (the fast path): it is
+ * charged as the dispatcher would charge it and costs no copy, no ring
+ * entry and no translated completion.
  *
  * Memory is bounded: a QP holds at most as many WRs as its send queue
  * has entries (the owner cannot have more outstanding); beyond that, or
@@ -59,6 +63,11 @@
 
 /* When a chunk the driver refused for lack of room is tried again. */
 #define VG_RETRY_NS	(100 * NSEC_PER_USEC)
+/*
+ * The longest chain the fast path passes on whole (ULPs chain a
+ * registration or a data transfer with their SEND); longer ones queue.
+ */
+#define VG_FAST_WRS	8
 
 /* ib_core's opcodes the shaper models, and the completion each gives. */
 static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
@@ -426,9 +435,6 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	/* A full ring ends with a signaled entry: settle again on it. */
 	if (!sq->need_marker || sq->inflight >= sq->depth)
 		return;
-	/* After a fast post in the driver, which asks again when it returns. */
-	if (sq->posting)
-		return;
 	sq->need_marker = false;
 	/*
 	 * Asked for earlier; the need may be gone. A marker nobody waits for
@@ -607,16 +613,24 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 }
 
 /*
- * Under the shaper lock: may @sq's WRs bypass the queue? Only when
- * nothing of the QP waits or is being posted, so order is kept. Direct
- * WRs take send queue slots the ring does not count; a chunk the driver
- * then refuses waits and retries. A QP in error goes direct only while
- * unloading (the driver flushes its WRs itself); otherwise the shaper
- * reports them.
+ * Under the shaper lock: nothing of @sq waits or is in the driver's
+ * post_send, so a WR that bypasses the queue overtakes nothing of the QP.
+ */
+static bool vg_sendq_clear(const struct vg_sendq *sq)
+{
+	return list_empty(&sq->queue) && list_empty(&sq->flushq) && !sq->busy;
+}
+
+/*
+ * Under the shaper lock: may @sq's WRs bypass the shaper, unpaced?
+ * Direct WRs take send queue slots the ring does not count; a chunk the
+ * driver then refuses waits and retries. A QP in error goes direct only
+ * while unloading (the driver flushes its WRs itself); otherwise the
+ * shaper reports them.
  */
 static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
 {
-	if (!list_empty(&sq->queue) || !list_empty(&sq->flushq) || sq->busy)
+	if (!vg_sendq_clear(sq))
 		return false;
 	/*
 	 * Unloading: the ring only drains from here on, so that it empties
@@ -648,91 +662,55 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
 }
 
 /*
- * Under the shaper lock: may @wr go to the driver now, as is? When the
- * QP has nothing queued or being posted, the pacer has tokens, the WR
- * needs no split and the scheduler would pick this QP anyway, sending it
- * at once is what the dispatcher would do, minus the copy. Other QPs'
- * posts and the dispatcher may run meanwhile: the order that matters is
- * the QP's own.
+ * Under the shaper lock: may chain @wr go to the driver now, as it is,
+ * paced? When nothing of the QP waits or is being posted, the pacer has
+ * tokens, no WR of the chain needs a split and the scheduler would pick
+ * this QP anyway, sending the chain at once is what the dispatcher would
+ * do, minus the copies and the ring: the chain is charged to the pacer
+ * and the scheduler as the dispatcher would charge it, and the caller
+ * posts it directly. The pacer may run ahead by up to VG_FAST_WRS WRs,
+ * as by one chunk; tokens of WRs the driver then refuses stay spent.
+ * Other QPs' posts and the dispatcher may run meanwhile: the order that
+ * matters is the QP's own.
+ * Return: whether the chain was charged.
  */
-static bool vg_sendq_fast_ok(struct vg_shaper *sh, struct vg_sendq *sq,
-			     const struct ib_send_wr *wr, u64 now, u32 *len)
+static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
+			  const struct ib_send_wr *wr, u64 now)
 {
+	const struct ib_send_wr *w;
+	u32 h, k, len[VG_FAST_WRS];
+	u8 vop[VG_FAST_WRS];
 	enum ib_wc_opcode wco;
-	u64 next, bytes = 0;
-	u32 h;
-	u8 vop;
+	struct vg_token tok;
+	u64 next, charged = 0;
 	int i;
 
-	if (sq->posting || sh->draining || !list_empty(&sq->queue) ||
-	    sq->error ||
-	    sq->blocked || sq->inflight >= sq->depth ||
-	    vg_pacer_next(&sh->pacer) > now ||
-	    !vg_opcode_of(wr->opcode, &vop, &wco) ||
-	    wr->num_sge < 0 || wr->num_sge > VG_MAX_SGE)
+	if (!vg_sendq_clear(sq) || sh->draining || sq->error || sq->blocked ||
+	    vg_pacer_next(&sh->pacer) > now)
 		return false;
-	for (i = 0; i < wr->num_sge; i++)
-		bytes += wr->sg_list[i].length;
-	if (bytes > sh->chunk && vg_opcode_splittable(vop) &&
-	    !(wr->send_flags & IB_SEND_INLINE))
-		return false;
-	if (bytes > VG_MAX_MSG)
-		return false;
-	*len = bytes;
-	vg_sched_activate(&sh->sched, sq->handle, now);
-	return !vg_sched_pick(&sh->sched, now, &h, &next) && h == sq->handle;
-}
-
-/*
- * Under the shaper lock, vg_sendq_fast_ok() true: post @wr as the
- * dispatcher would, with a ring entry for its completion. WRs of the QP
- * posted while the lock is dropped for the driver queue up behind it
- * (@posting), and are sent when it returns.
- * Return: 0, or the driver's error (@wr not taken).
- */
-static int vg_sendq_post_fast(struct vg_shaper *sh, struct vg_sendq *sq,
-			      const struct ib_send_wr *wr, u32 len, u64 now,
-			      unsigned long *flags)
-{
-	struct vg_ring_ent *e;
-	union vg_send_wr w;
-	struct vg_ktenant *t;
-	struct vg_token tok;
-	enum ib_wc_opcode wco;
-	bool signal;
-	u8 vop;
-	int ret;
-
-	vg_opcode_of(wr->opcode, &vop, &wco);
-	vg_wr_copy(&w, wr, vop);
-
-	e = vg_sendq_ring_push(sq, wr->wr_id, true,
-			       sq->sig_all ||
-			       (wr->send_flags & IB_SEND_SIGNALED),
-			       false, &signal);
-	w.wr.wr_id = (uintptr_t)e;
-	w.wr.send_flags = (wr->send_flags & ~IB_SEND_SIGNALED) |
-			  (signal ? IB_SEND_SIGNALED : 0);
-	vg_cost(&sh->cost, vop, len, &tok);
-	vg_pacer_charge(&sh->pacer, now, &tok);
-	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
-
-	/* Freed only after RCU readers: the caller is one (vg_sendq_post()). */
-	t = sq->tenant;
-	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
-	if (!ret) {
-		vg_tenant_count_tx(t, len, 1, 1, 0);
-	} else {
-		sq->inflight--;
-		sq->unsignaled = 0;
+	for (k = 0, w = wr; w; w = w->next, k++) {
+		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop[k], &wco) ||
+		    w->num_sge < 0 || w->num_sge > VG_MAX_SGE)
+			return false;
+		for (len[k] = 0, i = 0; i < w->num_sge; i++) {
+			if (w->sg_list[i].length > VG_MAX_MSG - len[k])
+				return false;
+			len[k] += w->sg_list[i].length;
+		}
+		if (len[k] > sh->chunk && vg_opcode_splittable(vop[k]) &&
+		    !(w->send_flags & IB_SEND_INLINE))
+			return false;
 	}
-	/* A marker the hrtimer could not post meanwhile (error, unload). */
-	if (sq->need_marker)
-		vg_sendq_attn(sh, sq, ktime_get_ns());
-	/* What queued up behind it (the dispatcher passed the QP over). */
-	if (vg_sendq_reactivate(sh, sq, now))
-		vg_shaper_kick(sh, flags);
-	return ret;
+	vg_sched_activate(&sh->sched, sq->handle, now);
+	if (vg_sched_pick(&sh->sched, now, &h, &next) || h != sq->handle)
+		return false;
+	for (i = 0; i < k; i++) {
+		vg_cost(&sh->cost, vop[i], len[i], &tok);
+		vg_pacer_charge(&sh->pacer, now, &tok);
+		charged += tok.bytes;
+	}
+	vg_sched_charge(&sh->sched, sq->handle, charged, now, false);
+	return true;
 }
 
 /**
@@ -757,7 +735,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	unsigned long flags;
 	struct vg_pwr *p;
 	int ret = 0;
-	u32 n = 0, len;
+	u32 n = 0;
 	u64 now;
 
 	/*
@@ -773,18 +751,10 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		goto direct;
 	if (!now)
 		now = ktime_get_ns();
+	if (vg_sendq_fast(sh, sq, wr, now))
+		goto direct;
 
 	for (; wr; wr = wr->next) {
-		if (!n && vg_sendq_fast_ok(sh, sq, wr, now, &len)) {
-			ret = vg_sendq_post_fast(sh, sq, wr, len, now, &flags);
-			if (ret)
-				break;
-			if (sq->dead) {
-				wr = wr->next;
-				goto dead;
-			}
-			continue;
-		}
 		if (sq->nheld >= sq->depth) {
 			ret = -ENOMEM;
 			break;
@@ -792,9 +762,8 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		p = vg_pwr_copy(wr, &ret);
 		if (!p) {
 			/* Unmodelled opcodes go direct when nothing waits. */
-			if (ret == -EOPNOTSUPP && wr == first && !n &&
-			    !sq->error && list_empty(&sq->queue) &&
-			    list_empty(&sq->flushq) && !sq->busy)
+			if (ret == -EOPNOTSUPP && wr == first && !sq->error &&
+			    vg_sendq_clear(sq))
 				goto direct;
 			break;
 		}
@@ -824,10 +793,14 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 dead:
 	/* Racing its destruction: the owner's bug; stay out of it. */
 	spin_unlock_irqrestore(&sh->lock, flags);
-	return wr ? sh->post_send(sq->qp, wr, bad) : 0;
+	return sh->post_send(sq->qp, wr, bad);
 
 direct:
-	/* Freed only after RCU readers, which the caller is. */
+	/*
+	 * The owner's chain, as it is: its completions carry the owner's
+	 * wr_id and pass the poll wrapper untranslated. The tenant is freed
+	 * only after RCU readers, which the caller is.
+	 */
 	t = sq->tenant;
 	sq->tail_untracked = true;
 	spin_unlock_irqrestore(&sh->lock, flags);

@@ -19,10 +19,12 @@
  * around the driver's post_send, which may run the driver's requester
  * inline and must see the caller's interrupt state; one dispatcher runs at
  * a time per device (@running), and a post that arrives meanwhile only
- * asks for another round (@rerun). A WR on the fast path (sendq.c) goes to
- * the driver from its poster, concurrently with other QPs' posts and the
- * dispatcher; a QP's own WRs and chunks reach the driver in order, one
- * post at a time (vg_sendq::posting). Lock order: a device's ctrl_lock,
+ * asks for another round (@rerun). A chain on the fast path (sendq.c) is
+ * charged under the lock and goes to the driver from its poster, after
+ * the lock is dropped, concurrently with other QPs' posts and the
+ * dispatcher; it goes only while nothing of its QP is queued or in the
+ * driver (vg_sendq::busy), so a QP's WRs and chunks reach the driver in
+ * order. Lock order: a device's ctrl_lock,
  * then its shaper lock; the table's xa_lock is never taken under the
  * shaper lock.
  */
@@ -102,11 +104,7 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 		if (ret)
 			return;		/* nothing to send */
 		sq = h < VG_SHAPER_MAX_QPS ? sh->by_handle[h] : NULL;
-		/*
-		 * A QP whose fast post is in the driver is activated again
-		 * when it returns (sendq.c).
-		 */
-		if (!sq || list_empty(&sq->queue) || sq->error || sq->posting) {
+		if (!sq || list_empty(&sq->queue) || sq->error) {
 			vg_sched_deactivate(&sh->sched, h);
 			continue;
 		}

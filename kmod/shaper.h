@@ -106,8 +106,8 @@ struct vg_pwr {
  * @kicked: its CQ's poller was woken for @flushq
  * @busy: users of the QP without the shaper lock (a post in the driver,
  *	the CQ waker); destroy waits for 0
- * @posting: a WR or chunk of the QP is in the driver's post_send, which
- *	runs without the shaper lock: nothing else of the QP may be posted
+ * @posting: a chunk or marker of the QP is in the driver's post_send,
+ *	which runs without the shaper lock
  * @tail_untracked: something was posted after the newest signaled ring
  *	entry (an unsignaled chunk, or a WR that went to the driver
  *	directly): no completion is certain to follow it

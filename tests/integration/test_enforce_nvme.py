@@ -542,6 +542,57 @@ def test_driver_drain_sq(bed, request, tmp_path):
         g.run("rmmod vg_drainsim")
 
 
+POSTFAULT_MODULE = REPO / "tests" / "integration" / "postfault" / \
+    "vg_postfault.ko"
+
+
+def test_refused_chains(bed, request, tmp_path):
+    """A driver that refuses a chain (as a full send queue does) loses and
+    duplicates nothing. The fast path hands a ULP's chain (nvme_rdma's
+    registration plus command) to the driver whole, in one call, after
+    charging it; vg_postfault refuses one in 16 of them with -ENOMEM,
+    nothing taken. The owner gets -ENOMEM with bad_wr as the driver named
+    it, verbsgate counts only what the driver took, and the owner's retry
+    goes through: fio verifies every block, no I/O fails, and the QPs
+    leave nothing behind."""
+    g = bed
+    g.run(f"insmod {POSTFAULT_MODULE} dev={g.rxe_dev} ulp=nvme_rdma "
+          "every=16", check=True)
+    try:
+        load(g)
+        objects = tenant_objects(g)
+        cli_ok(g, "dev set rxe0 maxrate 1tbps")
+        mark = g.console_mark()
+        with nvme.nvme_subsystems(g, [A]) as devs:
+            assert_qps_in_tenants(g, {A: "default"})
+            before = stats(g)["default"]
+            res = fio.run(g, [fio.verify_job("verify", devs[A], size="32m",
+                                             bsrange="4k-64k", iodepth=16)],
+                          timeout=300)
+            after = stats(g)["default"]
+        refused = int(g.run("cat /sys/module/vg_postfault/parameters/refused",
+                            check=True).out)
+        assert res.ok, res.describe()
+        job = res["verify"]
+        assert job.write.io_bytes == job.read.io_bytes == 32 << 20
+        assert refused > 0, "no chain went through the fast path"
+        eventually(g, "the tenant objects to be freed",
+                   lambda: tenant_objects(g), objects)
+        log = g.console()[mark:]
+        assert "destroyed with" not in log, log[-3000:]
+        assert g.unload_verbsgate().ok
+        report(request, tmp_path, "Chains the driver refused",
+               ["chains refused", "verified", "tx_wrs"],
+               [[refused, f"{job.read.io_bytes >> 20} MiB",
+                 after["tx_wrs"] - before["tx_wrs"]]],
+               ["vg_postfault every=16 on nvme_rdma's QPs; fio write then "
+                "verify, bsrange 4k-64k, iodepth 16"])
+    finally:
+        if g.verbsgate_loaded():
+            g.unload_verbsgate()
+        g.run("rmmod vg_postfault")
+
+
 OVERHEAD_ROUNDS, OVERHEAD_SECONDS = 3, 10
 
 
