@@ -287,7 +287,10 @@ static struct vg_ring_ent *vg_sendq_ring_push(struct vg_sendq *sq,
 	struct vg_ring_ent *e = &sq->ring[(sq->head + sq->inflight) %
 					  sq->depth];
 
+	if (!last)
+		sq->extra_posted++;
 	e->owner_id = owner_id;
+	e->extra_seq = sq->extra_posted;
 	e->last = last;
 	e->owner_signaled = owner_signaled;
 	*signal = force || (last && owner_signaled) ||
@@ -460,6 +463,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		pr_warn_ratelimited("%s: QP %u: the driver refused a marker (%d)\n",
 				    sh->dev->name, sq->qp->qp_num, ret);
 		sq->inflight = 0;
+		sq->extra_retired = sq->extra_posted;
 		vg_sendq_settle(sh, sq);
 	}
 	if (sh->rerun)
@@ -585,6 +589,8 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 		return;
 	}
 	sq->inflight--;
+	if (!c.last)
+		sq->extra_posted--;
 	sq->unsignaled = 0;
 	if (ret == -ENOMEM && !sq->error) {
 		/* Back as it was; a completion of the QP unblocks it. */
@@ -666,7 +672,11 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
  * paced? When nothing of the QP waits or is being posted, the pacer has
  * tokens, no WR of the chain needs a split and the scheduler would pick
  * this QP anyway, sending the chain at once is what the dispatcher would
- * do, minus the copies and the ring: the chain is charged to the pacer
+ * do, minus the copies and the ring. Not while ring entries the owner
+ * does not count are in flight (chunks of a split WR, markers): the
+ * owner counts its WRs, not the chunks they became, so the send queue
+ * may then be full while the owner believes it has room, and the chain
+ * would fail for the owner. The chain is charged to the pacer
  * and the scheduler as the dispatcher would charge it, and the caller
  * posts it directly. The pacer may run ahead by up to VG_FAST_WRS WRs,
  * as by one chunk; tokens of WRs the driver then refuses stay spent.
@@ -685,7 +695,8 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	u64 next, charged = 0;
 	int i;
 
-	if (!vg_sendq_clear(sq) || sh->draining || sq->error || sq->blocked ||
+	if (!vg_sendq_clear(sq) || sq->extra_retired != sq->extra_posted ||
+	    sh->draining || sq->error || sq->blocked ||
 	    vg_pacer_next(&sh->pacer) > now)
 		return false;
 	for (k = 0, w = wr; w; w = w->next, k++) {
@@ -840,6 +851,7 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 		n = sq->inflight;
 	sq->head = (idx + 1) % sq->depth;
 	sq->inflight -= n;
+	sq->extra_retired = sq->inflight ? e->extra_seq : sq->extra_posted;
 
 	owner = e->last && (e->owner_signaled || wc->status != IB_WC_SUCCESS);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -1025,6 +1037,7 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		list_del_init(&sq->attn_node);
 		sq->head = 0;
 		sq->inflight = 0;
+		sq->extra_retired = sq->extra_posted;
 		sq->tail_untracked = false;
 		sq->need_marker = false;
 		sq->retry = false;

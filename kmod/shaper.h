@@ -43,11 +43,13 @@ union vg_send_wr {
 /**
  * struct vg_ring_ent - one WR or chunk the shaper posted
  * @owner_id: the owner's wr_id / wr_cqe, for the completion it may see
+ * @extra_seq: vg_sendq::extra_posted once this entry was taken
  * @last: the last chunk of the owner's WR: its completion is the WR's
  * @owner_signaled: the owner asked for the WR's completion
  */
 struct vg_ring_ent {
 	u64 owner_id;
+	u32 extra_seq;
 	bool last;
 	bool owner_signaled;
 };
@@ -98,6 +100,10 @@ struct vg_pwr {
  * @depth: the send queue's size (ring entries)
  * @head: oldest ring entry not known complete
  * @inflight: ring entries not known complete
+ * @extra_posted: ring entries taken that the owner does not count (the
+ *	chunks of a split WR but its last, markers), a running count
+ * @extra_retired: the same, of those known complete; while it is below
+ *	@extra_posted, the send queue may hold more than the owner believes
  * @unsignaled: chunks posted unsignaled since the last signaled one
  * @sig_all: the QP signals every WR (IB_SIGNAL_ALL_WR)
  * @error: the QP is in error: WRs are flushed, not posted
@@ -136,6 +142,8 @@ struct vg_sendq {
 	u32 depth;
 	u32 head;
 	u32 inflight;
+	u32 extra_posted;
+	u32 extra_retired;
 	u32 unsignaled;
 	bool sig_all;
 	bool error;
