@@ -28,12 +28,13 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # Test-only modules (fault injection for the test bed's own tests, a
-# driver-owned drain_sq and a post_send that refuses chains for the
-# enforcement tests).
+# driver-owned drain_sq, a post_send that refuses chains and send queue
+# slots freed on poll for the enforcement tests).
 test-modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqslots modules
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -75,4 +76,5 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqslots clean
 	rm -rf $(BUILD)

@@ -68,6 +68,7 @@ static bool vg_qp_shaped_type(const struct ib_qp *qp,
 static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 			struct ib_udata *udata)
 {
+	u32 asked = attr->cap.max_send_wr, extra = 0;
 	struct vg_sendq *sq = NULL;
 	struct vg_interpose *ip;
 	struct vg_qp *q;
@@ -75,7 +76,13 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
+	/* ib_core set the type and real_qp before calling the driver. */
+	if (vg_qp_shaped_type(qp, udata) && qp->real_qp == qp)
+		extra = vg_sendq_reserve(&ip->shaper, attr,
+					 qp->device->attrs.max_qp_wr);
 	ret = ip->create_qp(qp, attr, udata);
+	if (ret)
+		attr->cap.max_send_wr = asked;
 	if (!ret && vg_qp_tracked_type(qp->qp_type) && qp->real_qp == qp) {
 		if (vg_qp_add(&ip->qps, qp, udata, &q)) {
 			pr_warn_ratelimited("%s: QP %u is not tracked\n",
@@ -83,7 +90,8 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 					    qp->qp_num);
 		} else {
 			if (vg_qp_shaped_type(qp, udata))
-				sq = vg_sendq_create(&ip->shaper, qp, q, attr);
+				sq = vg_sendq_create(&ip->shaper, qp, q, attr,
+						     asked, extra);
 			/* Pairs with the post and modify wrappers' acquire. */
 			smp_store_release(&q->sq, sq);
 			vg_qp_announce(vg_device_of(qp->device), qp);

@@ -17,21 +17,29 @@
  * charged as the dispatcher would charge it and costs no copy, no ring
  * entry and no translated completion.
  *
- * Memory is bounded: a QP holds at most as many WRs as its send queue
- * has entries (the owner cannot have more outstanding); beyond that, or
- * when GFP_ATOMIC memory runs out, ib_post_send() fails with -ENOMEM and
- * *bad_wr names the first WR not taken, as a full send queue does.
+ * Memory is bounded: a QP holds at most as many WRs as its owner was
+ * told its send queue has (it cannot have more outstanding); beyond
+ * that, or when GFP_ATOMIC memory runs out, ib_post_send() fails with
+ * -ENOMEM and *bad_wr names the first WR not taken, as a full send queue
+ * does.
  *
  * Completions. Every chunk the shaper posts carries, as its wr_id, the
- * address of its entry in the QP's ring (one entry per send queue slot),
+ * address of its entry in the QP's ring (one entry per slot of its room),
  * which records the owner's wr_id/wr_cqe. The interposed poll_cq
  * translates: a completion of a ring entry retires it and every older
  * entry (send queues complete in order); the owner sees it, with its own
  * wr_id, only for the last chunk of a WR it asked a completion for, or
  * with an error. Chunks are posted unsignaled unless the owner asked, or
  * half the ring would otherwise be unsignaled, so that the ring keeps
- * draining; those extra completions never reach the owner. The ring also
- * bounds what is in flight, so the send queue never overflows.
+ * draining; those extra completions never reach the owner.
+ *
+ * Room. The ring bounds what the shaper has in flight. Since the owner's
+ * WRs may also go to the driver directly, past the ring, the send queue
+ * is created with the ring's entries on top of what the owner asked for
+ * (vg_sendq_reserve()), so neither crowds the other out and the send
+ * queue never overflows. Where the device's max_qp_wr leaves no room, a
+ * chunk the driver refuses for lack of room waits for a completion of
+ * the QP (or VG_RETRY_NS) and is posted again.
  *
  * Errors. When the QP enters the error state (modify to ERR, an error
  * completion, or a failed post) nothing more is posted: the queued WRs,
@@ -68,6 +76,13 @@
  * registration or a data transfer with their SEND); longer ones queue.
  */
 #define VG_FAST_WRS	8
+/*
+ * The most send queue entries added to a QP for the ring: enough chunks
+ * in flight to keep any link busy, at bounded memory on large queues.
+ */
+#define VG_SQ_HEADROOM	256
+/* Less room than this (or than the owner's queue) is not worth adding. */
+#define VG_SQ_HEADROOM_MIN	16
 
 /* ib_core's opcodes the shaper models, and the completion each gives. */
 static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
@@ -629,8 +644,9 @@ static bool vg_sendq_clear(const struct vg_sendq *sq)
 
 /*
  * Under the shaper lock: may @sq's WRs bypass the shaper, unpaced?
- * Direct WRs take send queue slots the ring does not count; a chunk the
- * driver then refuses waits and retries. A QP in error goes direct only
+ * Direct WRs take send queue slots the ring does not count; the room
+ * reserved at creation holds them, and without it a chunk the driver
+ * then refuses waits and retries. A QP in error goes direct only
  * while unloading (the driver flushes its WRs itself); otherwise the
  * shaper reports them.
  */
@@ -672,11 +688,12 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
  * paced? When nothing of the QP waits or is being posted, the pacer has
  * tokens, no WR of the chain needs a split and the scheduler would pick
  * this QP anyway, sending the chain at once is what the dispatcher would
- * do, minus the copies and the ring. Not while ring entries the owner
- * does not count are in flight (chunks of a split WR, markers): the
- * owner counts its WRs, not the chunks they became, so the send queue
- * may then be full while the owner believes it has room, and the chain
- * would fail for the owner. The chain is charged to the pacer and the
+ * do, minus the copies and the ring. If the send queue has no room
+ * reserved for the ring, not while ring entries the owner does not count
+ * are in flight (chunks of a split WR, markers): the owner counts its
+ * WRs, not the chunks they became, so the send queue may then be full
+ * while the owner believes it has room, and the chain would fail for the
+ * owner. The chain is charged to the pacer and the
  * scheduler as the dispatcher would charge it, and the caller posts it
  * directly. The pacer may run ahead by up to VG_FAST_WRS WRs, as by one
  * chunk; tokens of WRs the driver then refuses stay spent. Other QPs'
@@ -695,7 +712,8 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	u64 next, charged = 0;
 	int i;
 
-	if (!vg_sendq_clear(sq) || sq->extra_retired != sq->extra_posted ||
+	if (!vg_sendq_clear(sq) ||
+	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
 	    sh->draining || sq->error || sq->blocked ||
 	    vg_pacer_next(&sh->pacer) > now)
 		return false;
@@ -766,7 +784,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		goto direct;
 
 	for (; wr; wr = wr->next) {
-		if (sq->nheld >= sq->depth) {
+		if (sq->nheld >= sq->owner_max) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -1089,11 +1107,45 @@ bool vg_sendq_idle(const struct vg_sendq *sq)
 }
 
 /**
+ * vg_sendq_reserve() - ask for room for the shaper in a new send queue
+ * @sh: the device's shaper
+ * @attr: the owner's attributes, about to go to the driver's create_qp
+ * @max_qp_wr: the device's limit on a send queue's size
+ *
+ * The owner counts its own WRs; the ring holds, besides them, chunks the
+ * owner does not know of, while the owner's WRs may also go to the
+ * driver directly (the fast path, latency-class tenants, enforce 0).
+ * The send queue is therefore created larger than the owner asked, by
+ * up to VG_SQ_HEADROOM entries, for the ring. vg_sendq_create() tells the
+ * owner the size it asked for (or more, if the driver rounded up).
+ *
+ * Context: process context (the create QP wrapper); no locks.
+ * Return: the entries added to @attr->cap.max_send_wr; 0 if none.
+ */
+u32 vg_sendq_reserve(const struct vg_shaper *sh, struct ib_qp_init_attr *attr,
+		     int max_qp_wr)
+{
+	u32 asked = attr->cap.max_send_wr, extra;
+
+	if (!sh->active || !asked || max_qp_wr <= 0 || asked >= max_qp_wr)
+		return 0;
+	extra = min3(asked, (u32)max_qp_wr - asked, (u32)VG_SQ_HEADROOM);
+	/* A ring of a few entries would post one chunk per round trip. */
+	if (extra < min_t(u32, asked, VG_SQ_HEADROOM_MIN))
+		return 0;
+	attr->cap.max_send_wr += extra;
+	return extra;
+}
+
+/**
  * vg_sendq_create() - shape a new kernel-owned QP
  * @sh: its device's shaper
  * @qp: the QP, just created by the driver
  * @q: its tracking entry, classified
- * @attr: what it was created with (the driver wrote back the real sizes)
+ * @attr: what it was created with; the driver wrote back the real sizes,
+ *	and the send queue's is set to what the owner may use
+ * @asked: the send queue's size the owner asked for
+ * @extra: the entries vg_sendq_reserve() added to it for the ring
  *
  * Context: process context (the create QP wrapper); GFP_KERNEL; takes
  * the shaper lock.
@@ -1101,15 +1153,22 @@ bool vg_sendq_idle(const struct vg_sendq *sq)
  * scheduler slot, no send queue).
  */
 struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
-				 struct vg_qp *q,
-				 const struct ib_qp_init_attr *attr)
+				 struct vg_qp *q, struct ib_qp_init_attr *attr,
+				 u32 asked, u32 extra)
 {
+	u32 size = attr->cap.max_send_wr, depth = size, owner_max = size;
 	struct vg_ktenant *t;
 	struct vg_sendq *sq;
-	u32 depth = attr->cap.max_send_wr;
 
-	if (!sh->active || !depth)
+	if (!sh->active || !size)
 		return NULL;
+	/* Without the room asked for, direct WRs may crowd out chunks. */
+	if (extra && size >= asked + extra) {
+		depth = extra;
+		owner_max = size - extra;
+	} else {
+		extra = 0;
+	}
 	sq = kzalloc(sizeof(*sq), GFP_KERNEL);
 	if (!sq)
 		return NULL;
@@ -1126,6 +1185,8 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	sq->qp = qp;
 	sq->q = q;
 	sq->depth = depth;
+	sq->owner_max = owner_max;
+	sq->reserved = extra > 0;
 	sq->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 
 	rcu_read_lock();
@@ -1140,6 +1201,7 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 		return NULL;
 	}
 	vg_tenant_put(t);
+	attr->cap.max_send_wr = owner_max;
 	return sq;
 }
 

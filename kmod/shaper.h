@@ -97,13 +97,20 @@ struct vg_pwr {
  * @split: the splitter over @queue's head while @splitting
  * @splitting: the head WR has chunks posted
  * @ring: posted WRs and chunks, @depth entries
- * @depth: the send queue's size (ring entries)
+ * @depth: ring entries: the most WRs, chunks and markers the shaper has
+ *	in the driver at once
+ * @owner_max: the send queue's size as its owner was told it; bounds
+ *	@nheld
+ * @reserved: the send queue has room for @owner_max WRs of the owner
+ *	besides the ring's @depth, so a WR that goes to the driver directly
+ *	never finds it full (vg_sendq_reserve())
  * @head: oldest ring entry not known complete
  * @inflight: ring entries not known complete
  * @extra_posted: ring entries taken that the owner does not count (the
  *	chunks of a split WR but its last, markers), a running count
  * @extra_retired: the same, of those known complete; while it is below
- *	@extra_posted, the send queue may hold more than the owner believes
+ *	@extra_posted, the send queue may hold more than the owner believes,
+ *	which matters unless @reserved
  * @unsignaled: chunks posted unsignaled since the last signaled one
  * @sig_all: the QP signals every WR (IB_SIGNAL_ALL_WR)
  * @error: the QP is in error: WRs are flushed, not posted
@@ -140,6 +147,8 @@ struct vg_sendq {
 	bool splitting;
 	struct vg_ring_ent *ring;
 	u32 depth;
+	u32 owner_max;
+	bool reserved;
 	u32 head;
 	u32 inflight;
 	u32 extra_posted;
@@ -249,9 +258,11 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 			    struct vg_ktenant *t);
 
 /* sendq.c: the QP side */
+u32 vg_sendq_reserve(const struct vg_shaper *sh, struct ib_qp_init_attr *attr,
+		     int max_qp_wr);
 struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
-				 struct vg_qp *q,
-				 const struct ib_qp_init_attr *attr);
+				 struct vg_qp *q, struct ib_qp_init_attr *attr,
+				 u32 asked, u32 extra);
 void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq);
 int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad);

@@ -30,7 +30,7 @@ import pytest
 
 import fio
 import nvme
-from testbed import REPO, Guest
+from testbed import CLI, REPO, Guest
 from vgcli import cli_json, cli_ok, eventually, tenant_objects
 
 A, B, LAT = "10.77.0.11", "10.77.0.12", "10.77.0.13"
@@ -225,49 +225,82 @@ def test_split_writes_and_reads_verify(bed, request, tmp_path):
     assert d["chunks"] >= 4 * d["split_wrs"], d
 
 
-def test_fast_path_beside_split_wrs(bed, request, tmp_path):
-    """Small and split WRs on the same QPs: 4k-1m writes and reads
-    through 16k chunks, unpaced, on queues of 16 commands, so that one
-    large WR's chunks outnumber its QP's send queue. Chains that need no
-    split take the fast path straight to the driver between the chunks of
-    others; every block verifies and no post or completion of the owners
-    fails (nvme-rdma and nvmet-rdma log each).
+SQSLOTS_MODULE = REPO / "tests" / "integration" / "sqslots" / "vg_sqslots.ko"
+SQSLOTS = "/sys/kernel/debug/vg_sqslots"
 
-    The fast path waits until nothing of its QP is in flight through the
-    ring, since the owner counts its WRs and not the chunks they became
-    (kmod/sendq.c). rxe frees send queue slots as acks arrive, so this
-    test rarely meets the full queue that rule is for; mlx5 frees them
-    only when completions are polled."""
+
+def test_send_queue_room(bed, request, tmp_path):
+    """Small and split WRs on the same QPs never overflow a send queue.
+    4k-1m writes and reads through 16k chunks, unpaced, on queues of 16
+    commands, so that one large WR's chunks outnumber its QP's send
+    queue, while the device's enforcement flips on and off: the owners'
+    chains go to the driver directly (fast path, enforce off) beside
+    chunks in flight through the ring. verbsgate creates each send queue
+    with room for both (kmod/sendq.c). vg_sqslots gives rxe's send queues
+    mlx5's accounting, where a slot is free only once its completion has
+    been polled (rxe frees it on the peer's ack), and refuses a post that
+    does not fit: none is refused, every block verifies and no post or
+    completion of the owners fails (nvme-rdma and nvmet-rdma log each)."""
     g = bed
-    load(g)
-    cli_ok(g, f"dev set rxe0 {SPLIT}")
-    add_tenants(g, {"t": (A, "bandwidth", 1)})
-    mark = g.console_mark()
-    with nvme.nvme_subsystems(g, [A], connect_opts="--queue-size=16") \
-            as devs:
-        assert_qps_in_tenants(g, {A: "t"})
-        before = stats(g)["t"]
-        res = fio.run(g, [fio.verify_job("verify", devs[A], size="32m",
-                                         bsrange="4k-1m", iodepth=16)],
-                      timeout=300)
-        after = stats(g)["t"]
-    log = g.console()[mark:]
+    g.run(f"insmod {SQSLOTS_MODULE} dev={g.rxe_dev}", check=True)
+    try:
+        load(g)
+        cli_ok(g, f"dev set rxe0 {SPLIT}")
+        add_tenants(g, {"t": (A, "bandwidth", 1)})
+        mark = g.console_mark()
+        with nvme.nvme_subsystems(g, [A], connect_opts="--queue-size=16") \
+                as devs:
+            assert_qps_in_tenants(g, {A: "t"})
+            before = stats(g)["t"]
+            bg = fio.spawn(g, [fio.verify_job("verify", devs[A], size="32m",
+                                              bsrange="4k-1m", iodepth=16)],
+                           tag="room")
+            # Flip as fast as the CLI goes, until fio ends.
+            flipper = g.spawn(
+                f"n=0; echo 0 > /tmp/flips; while kill -0 {bg.pid}; do "
+                f"{CLI} dev set rxe0 enforce off || exit 1; "
+                f"{CLI} dev set rxe0 enforce on || exit 1; "
+                "n=$((n + 2)); echo $n > /tmp/flips; done",
+                "/tmp/flipper.log")
+            try:
+                (res,) = bg.wait()
+            finally:
+                bg.kill()
+            assert g.run(f"while kill -0 {flipper}; do sleep 0.1; done",
+                         timeout=30).ok
+            flips = int(g.run("cat /tmp/flips", check=True).out)
+            after = stats(g)["t"]
+        slots = {k: int(g.run(f"cat {SQSLOTS}/{k}", check=True).out)
+                 for k in ("refused", "unmatched", "untracked",
+                           "least_free")}
+        log = g.console()[mark:]
+        assert g.unload_verbsgate().ok
+    finally:
+        if g.verbsgate_loaded():
+            g.unload_verbsgate()
+        g.run("rmmod vg_sqslots")
     assert res.ok, res.describe()
     job = res["verify"]
     assert job.write.io_bytes == job.read.io_bytes == 32 << 20
     d = {k: after[k] - before[k] for k in ("tx_wrs", "chunks", "split_wrs")}
     # Both paths ran: WRs split into chunks, and WRs sent whole.
     assert d["split_wrs"] > 0 and d["tx_wrs"] > d["split_wrs"], d
+    assert flips >= 2, flips
+    # The model saw every send completion and every QP.
+    assert slots["unmatched"] == 0 and slots["untracked"] == 0, slots
     failed = [line for line in log.splitlines()
               if re.search(r"post_send failed|sending cmd response failed|"
                            r"failed with status", line)]
-    assert not failed, failed[:10]
-    report(request, tmp_path, "Fast path beside split WRs",
-           ["verified", "tx_wrs", "split_wrs", "chunks", "failed posts"],
+    assert slots["refused"] == 0 and not failed, (slots, failed[:10])
+    report(request, tmp_path, "Send queue room",
+           ["verified", "tx_wrs", "split_wrs", "chunks", "enforce flips",
+            "posts refused", "least free slots", "failed posts"],
            [[f"{job.read.io_bytes >> 20} MiB", d["tx_wrs"], d["split_wrs"],
-             d["chunks"], len(failed)]],
-           [f"chunk-nolat {CHUNK}, no maxrate, nvme queue size 16; fio "
-            "write then verify, bsrange 4k-1m, iodepth 16"])
+             d["chunks"], flips, slots["refused"], slots["least_free"],
+             len(failed)]],
+           [f"chunk-nolat {CHUNK}, no maxrate, nvme queue size 16, "
+            "vg_sqslots (slots freed on poll); fio write then verify, "
+            "bsrange 4k-1m, iodepth 16; enforce flipped back to back"])
 
 
 def share_jobs(devs: dict, names: dict, bs: str = "256k",
