@@ -73,11 +73,13 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 	struct vg_interpose *ip;
 	struct vg_qp *q;
 	int idx, ret;
+	bool shaped;
 
+	/* ib_core set the type and real_qp before calling the driver. */
+	shaped = qp->real_qp == qp && vg_qp_shaped_type(qp, udata);
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
-	/* ib_core set the type and real_qp before calling the driver. */
-	if (vg_qp_shaped_type(qp, udata) && qp->real_qp == qp)
+	if (shaped)
 		extra = vg_sendq_reserve(&ip->shaper, attr,
 					 qp->device->attrs.max_qp_wr);
 	ret = ip->create_qp(qp, attr, udata);
@@ -89,7 +91,7 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 					    dev_name(&qp->device->dev),
 					    qp->qp_num);
 		} else {
-			if (vg_qp_shaped_type(qp, udata))
+			if (shaped)
 				sq = vg_sendq_create(&ip->shaper, qp, q, attr,
 						     asked, extra);
 			/* Pairs with the post and modify wrappers' acquire. */

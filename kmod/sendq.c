@@ -693,12 +693,11 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
  * are in flight (chunks of a split WR, markers): the owner counts its
  * WRs, not the chunks they became, so the send queue may then be full
  * while the owner believes it has room, and the chain would fail for the
- * owner. The chain is charged to the pacer and the
- * scheduler as the dispatcher would charge it, and the caller posts it
- * directly. The pacer may run ahead by up to VG_FAST_WRS WRs, as by one
- * chunk; tokens of WRs the driver then refuses stay spent. Other QPs'
- * posts and the dispatcher may run meanwhile: the order that matters is
- * the QP's own.
+ * owner. The chain is charged to the pacer and the scheduler as the
+ * dispatcher would charge it, and the caller posts it directly. The
+ * pacer may run ahead by up to VG_FAST_WRS WRs, as by one chunk; tokens
+ * of WRs the driver then refuses stay spent. Other QPs' posts and the
+ * dispatcher may run meanwhile: the order that matters is the QP's own.
  * Return: whether the chain was charged.
  */
 static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,

@@ -255,17 +255,16 @@ def test_send_queue_room(bed, request, tmp_path):
             bg = fio.spawn(g, [fio.verify_job("verify", devs[A], size="32m",
                                               bsrange="4k-1m", iodepth=16)],
                            tag="room")
-            # Flip as fast as the CLI goes, until fio ends.
+            # Flip as fast as the CLI goes, until fio ends; a failed flip
+            # leaves -1.
             flipper = g.spawn(
                 f"n=0; echo 0 > /tmp/flips; while kill -0 {bg.pid}; do "
-                f"{CLI} dev set rxe0 enforce off || exit 1; "
-                f"{CLI} dev set rxe0 enforce on || exit 1; "
+                f"{CLI} dev set rxe0 enforce off && "
+                f"{CLI} dev set rxe0 enforce on || "
+                "{ echo -1 > /tmp/flips; exit 1; }; "
                 "n=$((n + 2)); echo $n > /tmp/flips; done",
                 "/tmp/flipper.log")
-            try:
-                (res,) = bg.wait()
-            finally:
-                bg.kill()
+            (res,) = bg.wait()
             assert g.run(f"while kill -0 {flipper}; do sleep 0.1; done",
                          timeout=30).ok
             flips = int(g.run("cat /tmp/flips", check=True).out)
