@@ -15,17 +15,21 @@
  * a wrapper's address from the ops just before it was restored. Three
  * phases close every window:
  *
- *  1. Entry. From loading the pointer until srcu_read_lock() in the
- *     wrapper, a caller does not sleep. synchronize_rcu_tasks() waits for
- *     every task to pass a voluntary context switch, so each such task has
- *     since either entered the wrapper's read-side section or left;
- *     synchronize_rcu() does the same for callers in softirq or on the idle
- *     task, which RCU Tasks does not watch.
- *  2. Body. Wrappers hold vg_interpose_srcu across the driver call (which
- *     may sleep); synchronize_srcu() waits for them. Only then is the
- *     device's state freed (vg_interpose_detach()).
- *  3. Exit. After srcu_read_unlock() a wrapper still executes its epilogue
- *     without sleeping; before the module text goes away,
+ *  1. Entry. From loading the pointer until the wrapper's read-side
+ *     section begins, a caller does not sleep. synchronize_rcu_tasks()
+ *     waits for every task to pass a voluntary context switch, so each
+ *     such task has since either entered the wrapper's read-side section
+ *     or left; synchronize_rcu() does the same for callers in softirq or
+ *     on the idle task, which RCU Tasks does not watch.
+ *  2. Body. Wrappers hold a read-side section across the driver call:
+ *     vg_interpose_srcu where the driver may sleep (create, modify,
+ *     destroy, drain), plain RCU where it must not (post_send and
+ *     poll_cq, whose callers may be atomic; SRCU's read side costs two
+ *     full barriers on every post). synchronize_rcu() and
+ *     synchronize_srcu() wait for them. Only then is the device's state
+ *     freed (vg_interpose_detach()).
+ *  3. Exit. After its read-side section a wrapper still executes its
+ *     epilogue without sleeping; before the module text goes away,
  *     vg_interpose_exit() runs phase 1's pair of grace periods once more.
  *
  * Before the wrappers go, the shaper is drained (shaper.c): completions
@@ -39,7 +43,7 @@
  * to the driver. post_send and poll_cq wrappers run in whatever context
  * their caller is in (process, softirq, interrupts off) and take the
  * shaper lock (poll_cq only for completions the shaper must translate).
- * All hold the SRCU read lock.
+ * Read-side sections as in phase 2 above.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -173,18 +177,16 @@ static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 {
 	struct vg_interpose *ip;
 	struct vg_sendq *sq;
-	int idx, ret;
+	int ret;
 
-	idx = srcu_read_lock(&vg_interpose_srcu);
-	ip = vg_ipose(qp->device);
 	rcu_read_lock();
+	ip = vg_ipose(qp->device);
 	sq = vg_sendq_of(ip, qp);
 	if (sq)
 		ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
-	rcu_read_unlock();
-	if (!sq)
+	else
 		ret = ip->post_send(qp, wr, bad);
-	srcu_read_unlock(&vg_interpose_srcu, idx);
+	rcu_read_unlock();
 	return ret;
 }
 
@@ -215,9 +217,9 @@ static void vg_drain_sq(struct ib_qp *qp)
 static int vg_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
 {
 	struct vg_interpose *ip;
-	int idx, want, got, kept, total = 0;
+	int want, got, kept, total = 0;
 
-	idx = srcu_read_lock(&vg_interpose_srcu);
+	rcu_read_lock();
 	ip = vg_ipose(cq->device);
 	if (!READ_ONCE(ip->shaper.nsqs)) {
 		total = ip->poll_cq(cq, n, wc);
@@ -236,14 +238,12 @@ static int vg_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
 				total = got;
 			break;
 		}
-		rcu_read_lock();
 		kept = vg_sendq_poll(&ip->shaper, &ip->qps, cq, want,
 				     wc + total, got);
-		rcu_read_unlock();
 		total += kept;
 	} while (got == want && kept < want);
 out:
-	srcu_read_unlock(&vg_interpose_srcu, idx);
+	rcu_read_unlock();
 	return total;
 }
 

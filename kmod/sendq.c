@@ -703,13 +703,13 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
 static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 			  const struct ib_send_wr *wr, u64 now)
 {
+	struct vg_token tok[VG_FAST_WRS];
 	const struct ib_send_wr *w;
-	u32 h, k, len[VG_FAST_WRS];
-	u8 vop[VG_FAST_WRS];
 	enum ib_wc_opcode wco;
-	struct vg_token tok;
 	u64 next, charged = 0;
-	int i;
+	u32 h, k, len;
+	int i, ret;
+	u8 vop;
 
 	if (!vg_sendq_clear(sq) ||
 	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
@@ -717,27 +717,34 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	    vg_pacer_next(&sh->pacer) > now)
 		return false;
 	for (k = 0, w = wr; w; w = w->next, k++) {
-		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop[k], &wco) ||
+		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop, &wco) ||
 		    w->num_sge < 0 || w->num_sge > VG_MAX_SGE)
 			return false;
-		for (len[k] = 0, i = 0; i < w->num_sge; i++) {
-			if (w->sg_list[i].length > VG_MAX_MSG - len[k])
+		for (len = 0, i = 0; i < w->num_sge; i++) {
+			if (w->sg_list[i].length > VG_MAX_MSG - len)
 				return false;
-			len[k] += w->sg_list[i].length;
+			len += w->sg_list[i].length;
 		}
-		if (len[k] > sh->chunk && vg_opcode_splittable(vop[k]) &&
+		if (len > sh->chunk && vg_opcode_splittable(vop) &&
 		    !(w->send_flags & IB_SEND_INLINE))
 			return false;
+		vg_cost(&sh->cost, vop, len, &tok[k]);
+		charged += tok[k].bytes;
 	}
-	vg_sched_activate(&sh->sched, sq->handle, now);
-	if (vg_sched_pick(&sh->sched, now, &h, &next) || h != sq->handle)
+	/* Nothing backlogged on the device: the scheduler in O(1). */
+	ret = vg_sched_send_idle(&sh->sched, sq->handle, charged, now);
+	if (ret == -EBUSY) {
+		vg_sched_activate(&sh->sched, sq->handle, now);
+		if (vg_sched_pick(&sh->sched, now, &h, &next) ||
+		    h != sq->handle)
+			return false;
+		ret = vg_sched_charge(&sh->sched, sq->handle, charged, now,
+				      false);
+	}
+	if (ret)
 		return false;
-	for (i = 0; i < k; i++) {
-		vg_cost(&sh->cost, vop[i], len[i], &tok);
-		vg_pacer_charge(&sh->pacer, now, &tok);
-		charged += tok.bytes;
-	}
-	vg_sched_charge(&sh->sched, sq->handle, charged, now, false);
+	for (i = 0; i < k; i++)
+		vg_pacer_charge(&sh->pacer, now, &tok[i]);
 	return true;
 }
 

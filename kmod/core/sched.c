@@ -673,3 +673,47 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 	}
 	return 0;
 }
+
+int vg_sched_send_idle(struct vg_sched *s, u32 qp, u64 cost, u64 now)
+{
+	struct vg_sched_qp *q = vg_qp_get(s, qp);
+	struct vg_sched_tenant_ext *x;
+	struct vg_sched_tenant *t;
+	u64 start;
+
+	if (!q)
+		return -ENOENT;
+	/* An active QP makes its tenant active or capped: wfq or cap. */
+	if (s->wfq.n || s->cap.n)
+		return -EBUSY;
+	t = &s->tenants[q->tenant];
+	x = &s->text[q->tenant];
+	if (t->has_max && vg_edt_time(&x->max_next) > now)
+		return -EAGAIN;
+	cost = clamp_t(u64, cost, 1, VG_CHARGE_MAX);
+
+	/* QP level: alone in its tenant, it starts at the tenant's vtime. */
+	start = vg_vclock_start(&t->vt, q->tag, q->tag_hi);
+	vg_vclock_advance(&t->vt, start);
+	q->tag = start + cost * q->inv_w;
+	q->tag_hi = vg_vclock_hi_of(&t->vt, q->tag);
+
+	/* Tenant level: likewise alone on the device. */
+	t->tag = vg_vclock_start(&s->vt, t->tag, t->tag_hi);
+	vg_vclock_advance(&s->vt, t->tag);
+	t->tag += cost * t->inv_w;
+	t->tag_hi = vg_vclock_hi_of(&s->vt, t->tag);
+	t->served += cost;
+	if (t->has_min) {
+		/* Activation drops idle credit, the charge keeps the slack. */
+		vg_edt_floor(&x->min_next, now, 0);
+		vg_edt_floor(&x->min_next, now, s->slack_ns);
+		vg_edt_advance(&x->min_next, &x->min_rate, cost);
+	}
+	if (t->has_max) {
+		vg_edt_floor(&x->max_next, now, s->slack_ns);
+		vg_edt_advance(&x->max_next, &x->max_rate, cost);
+	}
+	s->pick_qp = NONE;
+	return 0;
+}

@@ -58,6 +58,7 @@
  *
  * Costs: activate, charge, deactivate O(log tenants + log QPs of the
  * tenant); pick O(1) plus O(log tenants) per capped tenant it releases;
+ * a send while no QP is active (vg_sched_send_idle()) O(1);
  * control operations O(1) (amortized for vg_sched_qp_add()) except
  * vg_sched_class_weights(), O(tenants). Nothing allocates. Charging the
  * QP just picked skips the QP lookup, and the tenant heaps carry each
@@ -342,6 +343,23 @@ int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next);
  */
 int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 		    bool backlogged);
+
+/**
+ * vg_sched_send_idle() - account @cost token bytes sent by a QP while no
+ *	QP of the device is active
+ * @s: scheduler
+ * @qp: an idle QP
+ * @cost: token bytes, as for vg_sched_charge()
+ * @now: time of sending, ns
+ *
+ * Leaves @s exactly as vg_sched_activate(), vg_sched_pick() (which then
+ * picks @qp) and vg_sched_charge(@backlogged false) would, in O(1) and
+ * without touching a heap: the post path of a device with nothing
+ * backlogged calls this for every WR.
+ * Return: 0; -ENOENT no such QP; -EBUSY a QP is active (use the three
+ * calls); -EAGAIN @qp's tenant is held back by its cap (nothing changed).
+ */
+int vg_sched_send_idle(struct vg_sched *s, u32 qp, u64 cost, u64 now);
 
 /**
  * vg_sched_class_weights() - per-class weight sums of the tenants

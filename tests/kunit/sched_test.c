@@ -660,6 +660,17 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 	}
 }
 
+/* A cap for one tenant in four, a guarantee (below the cap) for one in four. */
+static void random_rates(struct vg_prng *r, struct vg_tenant_cfg *tc)
+{
+	if (!vg_prng_range(r, 0, 3))
+		tc->max_rate = vg_prng_range(r, 1000000, 2000000000);
+	if (!vg_prng_range(r, 0, 3))
+		tc->min_rate = vg_prng_range(r, 1, 100000000);
+	if (tc->max_rate && tc->min_rate > tc->max_rate)
+		tc->min_rate = tc->max_rate;
+}
+
 /* Random operations against the invariants (model-free fuzzing). */
 static void sched_random_ops(struct kunit *test)
 {
@@ -681,12 +692,7 @@ static void sched_random_ops(struct kunit *test)
 		u64 next;
 		int ret;
 
-		if (!vg_prng_range(&r, 0, 3))
-			tc.max_rate = vg_prng_range(&r, 1000000, 2000000000);
-		if (!vg_prng_range(&r, 0, 3))
-			tc.min_rate = vg_prng_range(&r, 1, 100000000);
-		if (tc.max_rate && tc.min_rate > tc.max_rate)
-			tc.min_rate = tc.max_rate;
+		random_rates(&r, &tc);
 		t = vg_prng_range(&r, 0, NT - 1);
 		q = vg_prng_range(&r, 0, NQ - 1);
 		now += vg_prng_range(&r, 0, 20000);
@@ -734,6 +740,169 @@ static void sched_random_ops(struct kunit *test)
 	KUNIT_EXPECT_GT(test, s->compactions, 0ULL);
 }
 
+static void expect_same_sched(struct kunit *test, const struct vg_sched *a,
+			      const struct vg_sched *b)
+{
+	const struct vg_heap *ha[3] = { &a->wfq, &a->grt, &a->cap };
+	const struct vg_heap *hb[3] = { &b->wfq, &b->grt, &b->cap };
+	u32 i, k;
+
+	KUNIT_ASSERT_EQ(test, a->vt.v, b->vt.v);
+	KUNIT_ASSERT_EQ(test, a->vt.hi, b->vt.hi);
+	KUNIT_ASSERT_EQ(test, a->pick_qp, b->pick_qp);
+	for (k = 0; k < 3; k++) {
+		KUNIT_ASSERT_EQ(test, ha[k]->n, hb[k]->n);
+		for (i = 0; i < ha[k]->n; i++) {
+			KUNIT_ASSERT_EQ(test, ha[k]->ent[i].id, hb[k]->ent[i].id);
+			KUNIT_ASSERT_EQ(test, ha[k]->ent[i].key,
+					hb[k]->ent[i].key);
+		}
+	}
+	for (i = 0; i < a->max_tenants; i++) {
+		const struct vg_sched_tenant *ta = &a->tenants[i];
+		const struct vg_sched_tenant *tb = &b->tenants[i];
+
+		KUNIT_ASSERT_EQ(test, ta->state, tb->state);
+		KUNIT_ASSERT_EQ(test, ta->tag, tb->tag);
+		KUNIT_ASSERT_EQ(test, ta->tag_hi, tb->tag_hi);
+		KUNIT_ASSERT_EQ(test, ta->vt.v, tb->vt.v);
+		KUNIT_ASSERT_EQ(test, ta->vt.hi, tb->vt.hi);
+		KUNIT_ASSERT_EQ(test, ta->served, tb->served);
+		KUNIT_ASSERT_EQ(test, ta->nactive, tb->nactive);
+		KUNIT_ASSERT_EQ(test, a->text[i].min_next.ns,
+				b->text[i].min_next.ns);
+		KUNIT_ASSERT_EQ(test, a->text[i].min_next.frac,
+				b->text[i].min_next.frac);
+		KUNIT_ASSERT_EQ(test, a->text[i].max_next.ns,
+				b->text[i].max_next.ns);
+		KUNIT_ASSERT_EQ(test, a->text[i].max_next.frac,
+				b->text[i].max_next.frac);
+		for (k = 0; k < ta->nactive; k++) {
+			KUNIT_ASSERT_EQ(test, a->qpool[ta->seg + k].id,
+					b->qpool[tb->seg + k].id);
+			KUNIT_ASSERT_EQ(test, a->qpool[ta->seg + k].key,
+					b->qpool[tb->seg + k].key);
+		}
+	}
+	for (i = 0; i < a->max_qps; i++) {
+		KUNIT_ASSERT_EQ(test, a->qps[i].state, b->qps[i].state);
+		KUNIT_ASSERT_EQ(test, a->qps[i].tag, b->qps[i].tag);
+		KUNIT_ASSERT_EQ(test, a->qps[i].tag_hi, b->qps[i].tag_hi);
+		KUNIT_ASSERT_EQ(test, a->qpos[i], b->qpos[i]);
+	}
+}
+
+/*
+ * vg_sched_send_idle() against the three calls it stands for: two
+ * schedulers take the same random operations, except that a send of one
+ * WR goes the long way on one and through vg_sched_send_idle() on the
+ * other, and must leave them alike. Charges of VG_CHARGE_MAX at weight 1
+ * wrap the virtual clocks; rate clocks cap and guarantee.
+ */
+static void sched_send_idle_same(struct kunit *test)
+{
+	enum { NT = 6, NQ = 16 };
+	struct vg_sched_cfg cfg = { .max_tenants = NT, .max_qps = NQ,
+				    .rate_slack_ns = 5000 };
+	struct vg_sched *a = sched_new_cfg(test, &cfg);
+	struct vg_sched *b = sched_new_cfg(test, &cfg);
+	u32 fast = 0, capped = 0, busy = 0;
+	struct vg_prng r;
+	u64 now = 0;
+	int i;
+
+	vg_prng_seed(&r, 7);
+	for (i = 0; i < 30000; i++) {
+		u32 op = vg_prng_range(&r, 0, 99), id, ida, q, t;
+		struct vg_tenant_cfg tc = {
+			.weight = vg_prng_range(&r, 1, 3) == 1 ? 1 :
+				  vg_prng_range(&r, 1, 50),
+		};
+		u64 cost = vg_prng_range(&r, 0, 3) ? vg_prng_range(&r, 0, 70000) :
+			   VG_CHARGE_MAX;
+		u64 next;
+		int ret;
+
+		random_rates(&r, &tc);
+		t = vg_prng_range(&r, 0, NT - 1);
+		q = vg_prng_range(&r, 0, NQ - 1);
+		now += vg_prng_range(&r, 0, 20000);
+
+		if (op < 4) {
+			ret = vg_sched_tenant_add(a, &tc, &ida);
+			KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(b, &tc, &id),
+					ret);
+		} else if (op < 6) {
+			vg_sched_tenant_set(a, t, &tc, now);
+			vg_sched_tenant_set(b, t, &tc, now);
+		} else if (op < 12) {
+			ret = vg_sched_qp_add(a, t, tc.weight, &ida);
+			KUNIT_ASSERT_EQ(test, vg_sched_qp_add(b, t, tc.weight,
+							      &id), ret);
+		} else if (op < 14) {
+			vg_sched_qp_del(a, q);
+			vg_sched_qp_del(b, q);
+		} else if (op < 22) {
+			vg_sched_activate(a, q, now);
+			vg_sched_activate(b, q, now);
+		} else if (op < 40) {
+			/* Mostly idle devices: drain everything now and then. */
+			for (id = 0; id < NQ; id++) {
+				vg_sched_deactivate(a, id);
+				vg_sched_deactivate(b, id);
+			}
+		} else if (op < 55) {
+			ret = vg_sched_pick(a, now, &ida, &next);
+			KUNIT_ASSERT_EQ(test, vg_sched_pick(b, now, &id, &next),
+					ret);
+			if (!ret) {
+				KUNIT_ASSERT_EQ(test, id, ida);
+				vg_sched_charge(a, id, cost, now, op & 1);
+				vg_sched_charge(b, id, cost, now, op & 1);
+			}
+		} else if (vg_sched_qp_active(a, q)) {
+			continue;
+		} else {
+			ret = vg_sched_send_idle(b, q, cost, now);
+			if (ret == -ENOENT) {
+				KUNIT_ASSERT_EQ(test,
+						vg_sched_activate(a, q, now),
+						-ENOENT);
+				continue;
+			}
+			vg_sched_activate(a, q, now);
+			if (!ret) {
+				KUNIT_ASSERT_EQ(test, vg_sched_pick(a, now, &id,
+								    &next), 0);
+				KUNIT_ASSERT_EQ(test, id, q);
+				vg_sched_charge(a, q, cost, now, false);
+				fast++;
+			} else {
+				/* Not sent: the WR is queued, the QP active. */
+				if (ret == -EAGAIN) {
+					KUNIT_ASSERT_EQ(test,
+							vg_sched_pick(a, now,
+								      &id,
+								      &next),
+							-EAGAIN);
+					capped++;
+				} else {
+					KUNIT_ASSERT_EQ(test, ret, -EBUSY);
+					busy++;
+				}
+				vg_sched_activate(b, q, now);
+			}
+		}
+		expect_same_sched(test, a, b);
+		check_invariants(test, b);
+	}
+	KUNIT_EXPECT_GT(test, fast, 1000U);
+	KUNIT_EXPECT_GT(test, capped, 10U);
+	KUNIT_EXPECT_GT(test, busy, 100U);
+	/* Both levels' virtual clocks wrapped. */
+	KUNIT_EXPECT_GT(test, b->vt.hi, 0U);
+}
+
 static void sched_class_weights(struct kunit *test)
 {
 	struct vg_sched *s = sched_new(test, 8, 1);
@@ -774,6 +943,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_vtime_wrap),
 	KUNIT_CASE(sched_rates),
 	KUNIT_CASE(sched_random_ops),
+	KUNIT_CASE(sched_send_idle_same),
 	KUNIT_CASE(sched_class_weights),
 	{}
 };

@@ -26,7 +26,7 @@ std::vector<u64> MakeCosts() {
 }
 
 struct SchedFixture {
-  SchedFixture(u32 tenants, u32 qps) {
+  SchedFixture(u32 tenants, u32 qps, bool active = true) {
     cfg.max_tenants = tenants;
     cfg.max_qps = qps;
     mem.resize(vg_sched_mem_size(&cfg) / 8 + 1);
@@ -44,7 +44,7 @@ struct SchedFixture {
     for (u32 q = 0; q < qps; q++) {
       u32 id;
       if (vg_sched_qp_add(&s, q % tenants, vg_prng_range(&r, 1, 4), &id) ||
-          vg_sched_activate(&s, id, 0))
+          (active && vg_sched_activate(&s, id, 0)))
         abort();
     }
   }
@@ -81,6 +81,30 @@ void BM_SchedWrChurn(benchmark::State &st) {
     vg_sched_charge(&f.s, qp, costs[i++ & 4095], 0, false);
     vg_sched_activate(&f.s, qp, 0);
     benchmark::DoNotOptimize(qp);
+  }
+  st.SetItemsProcessed(st.iterations());
+}
+
+// The post path of a device with nothing backlogged: every WR is sent at
+// once, each by another idle QP, through vg_sched_send_idle() (range(2)
+// = 1) or through the activate, pick and charge it stands for (0).
+void BM_SchedWrIdle(benchmark::State &st) {
+  SchedFixture f(st.range(0), st.range(1), false);
+  const bool one_call = st.range(2);
+  auto costs = MakeCosts();
+  u32 i = 0, qp;
+  u64 next;
+  for (auto _ : st) {
+    u32 q = (i * 40503u) & (f.cfg.max_qps - 1);
+    u64 cost = costs[i++ & 4095];
+    if (one_call) {
+      vg_sched_send_idle(&f.s, q, cost, 0);
+    } else {
+      vg_sched_activate(&f.s, q, 0);
+      vg_sched_pick(&f.s, 0, &qp, &next);
+      vg_sched_charge(&f.s, qp, cost, 0, false);
+    }
+    benchmark::DoNotOptimize(q);
   }
   st.SetItemsProcessed(st.iterations());
 }
@@ -216,6 +240,10 @@ VG_BENCH(BM_SchedWrChurn)
     ->Args({1, 65536})
     ->Args({64, 65536})
     ->Args({4096, 65536});
+VG_BENCH(BM_SchedWrIdle)
+    ->ArgNames({"tenants", "qps", "one_call"})
+    ->Args({64, 65536, 0})
+    ->Args({64, 65536, 1});
 VG_BENCH(BM_SplitChunk)->ArgName("sges")->Arg(1)->Arg(8);
 VG_BENCH(BM_WindowInsert);
 VG_BENCH(BM_WindowQuantiles);
