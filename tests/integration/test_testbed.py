@@ -69,6 +69,8 @@ def test_stuck_agent_is_diagnosed(victim):
     report = str(err.value)
     assert "sysrq: Show Blocked State" in report
     assert "NMI backtrace for cpu" in report, "SysRq l shows every CPU"
+    assert "now at" in report and "active timers" in report, \
+        "SysRq q shows the timers"
     assert "RIP=" in report, "the vCPU registers are in the report"
     assert not victim.alive(), "a hung guest is not reused"
 

@@ -380,7 +380,11 @@ class Guest:
         the emulated keyboard and need one CPU that takes interrupts. If
         they print nothing, every CPU is stuck with interrupts off: an NMI
         then panics the guest (`unknown_nmi_panic`), whose panic prints
-        every CPU's backtrace. Returns the console the requests produced.
+        every CPU's backtrace. If they do, SysRq q follows (every CPU's
+        hrtimers and clock event device): with idle CPUs and no blocked
+        task, timers that expired long before "now at" and never ran
+        tell a guest whose timers stopped from one whose agent lost the
+        request. Returns the console the requests produced.
         """
         if not self.alive():
             return "(QEMU has exited)"
@@ -389,7 +393,10 @@ class Guest:
             for keys in ("alt-sysrq-w", "alt-sysrq-l"):
                 self.monitor(f"sendkey {keys}")
                 time.sleep(3)
-            if self.console_mark() == mark:
+            if self.console_mark() != mark:
+                self.monitor("sendkey alt-sysrq-q")
+                time.sleep(3)
+            else:
                 self.monitor("nmi")
                 time.sleep(5)
             regs = self.monitor("info registers -a")
