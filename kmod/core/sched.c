@@ -577,6 +577,22 @@ int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next)
 	return 0;
 }
 
+/* The rate clocks' part of a charge: each keeps at most the slack. */
+static void vg_tenant_charge_rates(const struct vg_sched *s,
+				   const struct vg_sched_tenant *t,
+				   struct vg_sched_tenant_ext *x, u64 cost,
+				   u64 now)
+{
+	if (t->has_min) {
+		vg_edt_floor(&x->min_next, now, s->slack_ns);
+		vg_edt_advance(&x->min_next, &x->min_rate, cost);
+	}
+	if (t->has_max) {
+		vg_edt_floor(&x->max_next, now, s->slack_ns);
+		vg_edt_advance(&x->max_next, &x->max_rate, cost);
+	}
+}
+
 /* Charge the tenant level; the QP level is done. */
 static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
 {
@@ -602,14 +618,7 @@ static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
 	}
 
 	x = &s->text[id];
-	if (t->has_min) {
-		vg_edt_floor(&x->min_next, now, s->slack_ns);
-		vg_edt_advance(&x->min_next, &x->min_rate, cost);
-	}
-	if (t->has_max) {
-		vg_edt_floor(&x->max_next, now, s->slack_ns);
-		vg_edt_advance(&x->max_next, &x->max_rate, cost);
-	}
+	vg_tenant_charge_rates(s, t, x, cost, now);
 	if (!t->nactive) {
 		vg_tenant_unqueue(s, id);
 		t->state = VG_T_IDLE;
@@ -704,16 +713,10 @@ int vg_sched_send_idle(struct vg_sched *s, u32 qp, u64 cost, u64 now)
 	t->tag += cost * t->inv_w;
 	t->tag_hi = vg_vclock_hi_of(&s->vt, t->tag);
 	t->served += cost;
-	if (t->has_min) {
-		/* Activation drops idle credit, the charge keeps the slack. */
+	/* Activation drops the guarantee's idle credit (vg_tenant_enqueue()). */
+	if (t->has_min)
 		vg_edt_floor(&x->min_next, now, 0);
-		vg_edt_floor(&x->min_next, now, s->slack_ns);
-		vg_edt_advance(&x->min_next, &x->min_rate, cost);
-	}
-	if (t->has_max) {
-		vg_edt_floor(&x->max_next, now, s->slack_ns);
-		vg_edt_advance(&x->max_next, &x->max_rate, cost);
-	}
+	vg_tenant_charge_rates(s, t, x, cost, now);
 	s->pick_qp = NONE;
 	return 0;
 }
