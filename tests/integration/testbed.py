@@ -419,7 +419,15 @@ class Guest:
         return self.run(f"modprobe ib_core && insmod {MODULE} {params}")
 
     def unload_verbsgate(self) -> Result:
-        return self.run("rmmod verbsgate")
+        """rmmod verbsgate. rmmod does not wait for the module's users: a
+        netlink dump in flight (the CLI's `dev show`) holds a reference
+        until it ends, and rmmod then fails with EAGAIN. Retried for up
+        to 2 s on that error only; anything else, or a reference held
+        longer, is returned as rmmod reported it."""
+        return self.run(
+            "for i in $(seq 10); do out=$(rmmod verbsgate 2>&1) && exit 0; "
+            "case $out in *'temporarily unavailable'*) sleep 0.2;; "
+            "*) break;; esac; done; echo \"$out\"; exit 1")
 
     def verbsgate_loaded(self) -> bool:
         return self.run("test -d /sys/module/verbsgate").ok
