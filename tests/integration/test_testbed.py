@@ -1,9 +1,10 @@
 """The test bed itself: it must notice a sick kernel instead of hanging.
 
-These tests use a guest of their own, which they break on purpose, in the
-order below: warning, oops, stuck command, stuck agent, hung QEMU, every
-CPU locked up, panic. A test that kills the guest leaves the next one a
-fresh guest.
+These tests use a guest of their own. The first ones check that the
+agent keeps answering under what tests do to it; the rest break the guest
+on purpose, in the order below: warning, oops, stuck command, stuck agent,
+hung QEMU, every CPU locked up, panic. A test that kills the guest leaves
+the next one a fresh guest.
 """
 import os
 import signal
@@ -28,6 +29,51 @@ def victim(victims):
     if not victims or not victims[-1].alive():
         victims.append(Guest(reply_grace=5).start())
     return victims[-1]
+
+
+# Rounds of the child-death test. The agent that handled SIGCHLD with a
+# lock-taking handler stopped answering within this many rounds in every
+# try (see tests/integration/guest/agent.py).
+BURST_ROUNDS = 300
+BURST_SIZE = 8
+
+
+def zombies_of_agent(g: Guest) -> list[str]:
+    """PIDs of exited children of the agent (PID 1) not yet reaped."""
+    out = g.run("for f in /proc/[0-9]*/stat; do "
+                "read -r s <$f 2>/dev/null || continue; "
+                "set -- ${s##*) }; "
+                "[ \"$1 $2\" = 'Z 1' ] && echo ${f#/proc/}; done; true",
+                check=True).out
+    return [line.split("/")[0] for line in out.split()]
+
+
+def test_agent_survives_bursts_of_child_deaths(victim):
+    """Background processes outlive the command that started them and
+    become the agent's children; tests kill them in groups (a tenant's
+    processes, readers and churners) and the agent kills a timed-out
+    command's process group. Each burst of deaths is a burst of SIGCHLD
+    on the agent while it serves the next request: it must keep
+    answering and reap every one of them."""
+    burst = " ".join(["sleep 600 >/dev/null 2>&1 & echo $!;"] * BURST_SIZE)
+    for rnd in range(BURST_ROUNDS):
+        # The subshell exits at once: its sleeps are re-parented to the
+        # agent, and die together while the agent waits for this command.
+        res = victim.run(f"pids=$( ( {burst} ) ); kill -9 $pids; "
+                         "echo $pids", timeout=30)
+        assert res.ok, f"round {rnd}: {res.out}"
+        assert len(res.out.split()) == BURST_SIZE
+        if rnd % 50 == 0:
+            # A command that times out: the agent kills its whole group.
+            res = victim.run(" ".join(["sleep 600 &"] * BURST_SIZE) +
+                             " wait", timeout=1)
+            assert res.rc is None and "timed out" in res.out
+    assert victim.run("echo alive").out.strip() == "alive"
+    # The reaper collects them: a short while later none is left over.
+    deadline = time.monotonic() + 10
+    while (left := zombies_of_agent(victim)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert left == [], f"unreaped children of the agent: {left}"
 
 
 def test_warning_is_detected(victim):
@@ -72,6 +118,8 @@ def test_stuck_agent_is_diagnosed(victim):
     assert "now at" in report and "active timers" in report, \
         "SysRq q shows the timers"
     assert "RIP=" in report, "the vCPU registers are in the report"
+    assert "agent.py" in report and "in run" in report, \
+        "the agent's own stacks are in the report"
     assert not victim.alive(), "a hung guest is not reused"
 
 

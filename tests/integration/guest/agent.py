@@ -13,10 +13,21 @@ must redirect their output, or the reply waits for them. Background
 processes outlive their command and are re-parented to the agent (PID 1);
 a reaper thread collects them as soon as they exit, so `kill -0 PID` in a
 later command sees them gone.
+
+SIGCHLD wakes the reaper through a pipe (signal.set_wakeup_fd): the
+handler itself is empty. CPython runs handlers in the main thread between
+bytecodes, so a handler that took a lock (as threading.Event.set() does)
+was re-entered by the next SIGCHLD of a burst while it held that lock and
+waited on itself forever; the agent then answered nothing more.
+
+If a reply is late past the command's timeout, faulthandler prints every
+thread's Python stack on the console, which lands in the host's report.
 """
+import faulthandler
 import glob
 import json
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -24,6 +35,9 @@ import time
 
 PORT_NAME = "vg.ctl"
 MAX_OUTPUT = 4 << 20
+# Seconds past a command's timeout before the agent's stacks are dumped:
+# less than any Guest.reply_grace the host uses, so the dump comes first.
+STACK_DUMP_SLACK = 3
 
 
 def find_port():
@@ -54,10 +68,15 @@ def zombie_children():
             yield int(entry)
 
 
-def reaper(wake):
+def reaper(wake_fd):
+    """Reap exited children that no command owns. Woken by SIGCHLD through
+    wake_fd, and once a second regardless (a full pipe drops wake-ups)."""
     while True:
-        wake.wait(1.0)
-        wake.clear()
+        if select.select([wake_fd], [], [], 1.0)[0]:
+            try:
+                os.read(wake_fd, 4096)
+            except BlockingIOError:
+                pass
         with running_lock:
             for pid in zombie_children():
                 if pid != running_pid:
@@ -91,9 +110,12 @@ def run(cmd, timeout):
 
 def main():
     fd = os.open(find_port(), os.O_RDWR)
-    wake = threading.Event()
-    signal.signal(signal.SIGCHLD, lambda *_: wake.set())
-    threading.Thread(target=reaper, args=(wake,), daemon=True).start()
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    # A Python handler must be installed for the wake-up byte to be
+    # written; it does nothing else, and takes no lock.
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    threading.Thread(target=reaper, args=(wake_r,), daemon=True).start()
     rx = os.fdopen(fd, "rb", buffering=0)
 
     def send(obj):
@@ -112,11 +134,15 @@ def main():
             line, buf = buf.split(b"\n", 1)
             try:
                 req = json.loads(line)
-                reply = run(req["cmd"], float(req.get("timeout", 60)))
+                timeout = float(req.get("timeout", 60))
+                faulthandler.dump_traceback_later(timeout + STACK_DUMP_SLACK,
+                                                  repeat=True)
+                reply = run(req["cmd"], timeout)
                 reply["id"] = req.get("id")
             except (ValueError, KeyError) as e:
                 reply = {"id": None, "rc": None, "out": f"agent: bad request: {e}"}
             send(reply)
+            faulthandler.cancel_dump_traceback_later()
 
 
 if __name__ == "__main__":
