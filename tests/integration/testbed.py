@@ -31,9 +31,10 @@ CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
 # Modules the initramfs needs to mount the root over 9p and reach the agent.
 INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "virtio_console"]
 
-# Console lines that mean the kernel is unwell.
+# Console lines that mean the kernel is unwell ("BUG kmalloc-64 (...)" is
+# SLUB's debugging report of a corrupted or misused object).
 KERNEL_ERROR = re.compile(
-    r"Oops|BUG:|WARNING:|Kernel panic|general protection fault|"
+    r"Oops|BUG:|BUG [\w:-]+ \(|WARNING:|Kernel panic|general protection fault|"
     r"kernel BUG at|soft lockup|hard LOCKUP|blocked for more than|"
     r"rcu.*stall|UBSAN:|KASAN:|refcount_t:|list_(add|del) corruption|"
     r"Call Trace:")
@@ -170,6 +171,10 @@ class Guest:
             # An NMI from the host (Guest.diagnose_hang()) panics and shows
             # every CPU's backtrace, even of CPUs spinning with irqs off.
             "unknown_nmi_panic", "panic_print=0x40",
+            # SLUB checks every object: sanity checks, red zones, poison
+            # and owner tracking, so a use-after-free or an overrun in the
+            # module is reported where it happens, not as a crash later.
+            "slub_debug=FZPU",
             "8250.nr_uarts=1", f"vg.init={GUEST_DIR / 'rootinit.sh'}",
         ])
         return [
@@ -421,13 +426,15 @@ class Guest:
     def unload_verbsgate(self) -> Result:
         """rmmod verbsgate. rmmod does not wait for the module's users: a
         netlink dump in flight (the CLI's `dev show`) holds a reference
-        until it ends, and rmmod then fails with EAGAIN. Retried for up
-        to 2 s on that error only; anything else, or a reference held
-        longer, is returned as rmmod reported it."""
+        until it ends. rmmod reports it as "is in use" when it reads the
+        reference count itself first, and as EAGAIN ("temporarily
+        unavailable") when the dump took the reference after that read.
+        Retried for up to 2 s on those two only; anything else, or a
+        reference held longer, is returned as rmmod reported it."""
         return self.run(
             "for i in $(seq 10); do out=$(rmmod verbsgate 2>&1) && exit 0; "
-            "case $out in *'temporarily unavailable'*) sleep 0.2;; "
-            "*) break;; esac; done; echo \"$out\"; exit 1")
+            "case $out in *'temporarily unavailable'*|*'is in use'*) "
+            "sleep 0.2;; *) break;; esac; done; echo \"$out\"; exit 1")
 
     def verbsgate_loaded(self) -> bool:
         return self.run("test -d /sys/module/verbsgate").ok
