@@ -76,6 +76,24 @@ def test_agent_survives_bursts_of_child_deaths(victim):
     assert left == [], f"unreaped children of the agent: {left}"
 
 
+def test_slab_debugging_is_on(victim):
+    """Every test runs with SLUB's checks (slub_debug=FZPU), so that a
+    use-after-free in the module is caught where it happens."""
+    res = victim.run("cat /sys/kernel/slab/kmalloc-64/sanity_checks "
+                     "/sys/kernel/slab/kmalloc-64/poison "
+                     "/sys/kernel/slab/kmalloc-64/red_zone "
+                     "/sys/kernel/slab/kmalloc-64/store_user", check=True)
+    assert res.out.split() == ["1", "1", "1", "1"]
+
+
+def test_slab_corruption_is_detected(victim):
+    mark = victim.console_mark()
+    victim.run(f"insmod {FAULT_MODULE} action=uaf")
+    with pytest.raises(GuestError) as err:
+        victim.assert_no_kernel_errors(mark)
+    assert "Poison overwritten" in str(err.value)
+
+
 def test_warning_is_detected(victim):
     mark = victim.console_mark()
     res = victim.run(f"insmod {FAULT_MODULE} action=warn")
