@@ -27,14 +27,14 @@ all: module userspace
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-# Test-only modules (fault injection for the test bed's own tests, a
-# driver-owned drain_sq, a post_send that refuses chains and send queue
-# slots freed on poll for the enforcement tests).
+# Test-only modules, one per folder of tests/integration with a Kbuild:
+# fault injection for the test bed's own tests, a driver-owned drain_sq,
+# a post_send that refuses chains, send queue slots freed on poll, a ULP
+# that destroys QPs undrained. Each folder's Kbuild says what it is.
+TEST_MODULES := $(patsubst %/Kbuild,%,$(wildcard tests/integration/*/Kbuild))
+
 test-modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqslots modules
+	$(foreach m,$(TEST_MODULES),$(MAKE) -C $(KDIR) M=$(CURDIR)/$(m) modules &&) true
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -73,8 +73,5 @@ install: all
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod clean
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod clean
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault clean
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqslots clean
+	$(foreach m,$(TEST_MODULES),$(MAKE) -C $(KDIR) M=$(CURDIR)/$(m) clean &&) true
 	rm -rf $(BUILD)
