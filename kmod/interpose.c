@@ -23,7 +23,7 @@
  *     on the idle task, which RCU Tasks does not watch.
  *  2. Body. Wrappers hold a read-side section across the driver call:
  *     vg_interpose_srcu where the driver may sleep (create, modify,
- *     destroy, drain), plain RCU where it must not (post_send and
+ *     destroy, destroy CQ, drain), plain RCU where it must not (post_send and
  *     poll_cq, whose callers may be atomic; SRCU's read side costs two
  *     full barriers on every post). synchronize_rcu() and
  *     synchronize_srcu() wait for them. Only then is the device's state
@@ -36,9 +36,10 @@
  * of the chunks it posted carry its own wr_id and must pass the poll
  * wrapper.
  *
- * Context: create/modify/destroy QP wrappers run in the process context
- * of their caller (they may sleep) and take the QP table's xa_lock, the
- * shaper lock and, to announce a QP, vg_devices_lock; so does the
+ * Context: create/modify/destroy QP and destroy CQ wrappers run in the
+ * process context of their caller (they may sleep) and take the QP
+ * table's xa_lock, the shaper lock and, to announce a QP,
+ * vg_devices_lock; so does the
  * drain_sq wrapper, which sleeps until the shaper has handed the QP's WRs
  * to the driver. post_send and poll_cq wrappers run in whatever context
  * their caller is in (process, softirq, interrupts off) and take the
@@ -146,6 +147,7 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 {
 	struct vg_interpose *ip;
+	struct vg_sendq *sq;
 	struct vg_qp *q;
 	int idx, ret;
 
@@ -156,18 +158,40 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 	 * create may reuse at once; put the entry back if the driver refuses.
 	 */
 	q = vg_qp_take(&ip->qps, qp);
-	/* The owner has drained the QP: stop shaping it first. */
-	if (q && q->sq) {
-		vg_sendq_destroy(&ip->shaper, q->sq);
+	sq = q ? q->sq : NULL;
+	/*
+	 * Stop shaping it first. Its ring outlives the driver's QP: chunks
+	 * of an owner that did not drain complete with ring entries as
+	 * wr_id, before or after the destroy (vg_sendq_release()).
+	 */
+	if (sq) {
+		vg_sendq_close(&ip->shaper, sq);
 		WRITE_ONCE(q->sq, NULL);
 	}
 	ret = ip->destroy_qp(qp, udata);
+	if (sq)
+		vg_sendq_release(&ip->shaper, sq);
 	if (q) {
 		if (ret)
 			vg_qp_put_back(&ip->qps, q);
 		else
 			vg_qp_free(q);
 	}
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return ret;
+}
+
+/* The rings of QPs destroyed undrained live as long as their send CQ. */
+static int vg_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
+{
+	struct vg_interpose *ip;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(cq->device);
+	ret = ip->destroy_cq(cq, udata);
+	if (!ret && READ_ONCE(ip->shaper.nclosed))
+		vg_sendq_cq_destroyed(&ip->shaper, cq);
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
 }
@@ -221,7 +245,7 @@ static int vg_poll_cq(struct ib_cq *cq, int n, struct ib_wc *wc)
 
 	rcu_read_lock();
 	ip = vg_ipose(cq->device);
-	if (!READ_ONCE(ip->shaper.nsqs)) {
+	if (!READ_ONCE(ip->shaper.nsqs) && !READ_ONCE(ip->shaper.nclosed)) {
 		total = ip->poll_cq(cq, n, wc);
 		goto out;
 	}
@@ -265,9 +289,10 @@ void vg_interpose_attach(struct vg_device *dev)
 	ip->post_send = ibdev->ops.post_send;
 	ip->poll_cq = ibdev->ops.poll_cq;
 	ip->drain_sq = ibdev->ops.drain_sq;
+	ip->destroy_cq = ibdev->ops.destroy_cq;
 	/* A device without QPs has nothing to shape. */
 	if (!ip->create_qp || !ip->modify_qp || !ip->destroy_qp ||
-	    !ip->post_send || !ip->poll_cq)
+	    !ip->post_send || !ip->poll_cq || !ip->destroy_cq)
 		return;
 	/* Without memory for the shaper, QPs are tracked but not shaped. */
 	if (vg_shaper_init(&ip->shaper, dev, ip->post_send))
@@ -277,6 +302,7 @@ void vg_interpose_attach(struct vg_device *dev)
 	WRITE_ONCE(ibdev->ops.destroy_qp, vg_destroy_qp);
 	WRITE_ONCE(ibdev->ops.post_send, vg_post_send);
 	WRITE_ONCE(ibdev->ops.poll_cq, vg_poll_cq);
+	WRITE_ONCE(ibdev->ops.destroy_cq, vg_destroy_cq);
 	if (ip->drain_sq)
 		WRITE_ONCE(ibdev->ops.drain_sq, vg_drain_sq);
 	ip->attached = true;
@@ -302,6 +328,7 @@ void vg_interpose_detach(struct vg_device *dev)
 		WRITE_ONCE(ibdev->ops.destroy_qp, ip->destroy_qp);
 		WRITE_ONCE(ibdev->ops.post_send, ip->post_send);
 		WRITE_ONCE(ibdev->ops.poll_cq, ip->poll_cq);
+		WRITE_ONCE(ibdev->ops.destroy_cq, ip->destroy_cq);
 		if (ip->drain_sq)
 			WRITE_ONCE(ibdev->ops.drain_sq, ip->drain_sq);
 		ip->attached = false;

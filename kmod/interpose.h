@@ -19,6 +19,7 @@
  * @poll_cq: likewise
  * @drain_sq: likewise, if the driver has one (NULL: ib_core's generic
  *	drain, which posts through post_send)
+ * @destroy_cq: likewise
  * @qps: the QPs created while interposed
  * @shaper: the shaper of the device's kernel-owned send queues
  * @attached: the wrappers are installed
@@ -33,6 +34,7 @@ struct vg_interpose {
 			 const struct ib_send_wr **bad);
 	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 	void (*drain_sq)(struct ib_qp *qp);
+	int (*destroy_cq)(struct ib_cq *cq, struct ib_udata *udata);
 	struct vg_qp_table qps;
 	struct vg_shaper shaper;
 	bool attached;

@@ -859,6 +859,37 @@ static void vg_sendq_flushed_wc(struct vg_sendq *sq, struct vg_pwr *p,
 	wc->qp = sq->qp;
 }
 
+/* Whether @wc's wr_id is the address of an entry of @sq's ring. */
+static bool vg_sendq_ring_wc(const struct vg_sendq *sq, const struct ib_wc *wc)
+{
+	const struct vg_ring_ent *e = (void *)(uintptr_t)wc->wr_id;
+
+	return e >= sq->ring && e < sq->ring + sq->depth;
+}
+
+/*
+ * Under the shaper lock: ring entry @e of @sq and every older one are
+ * complete (send queues complete in order). Return: whether the owner
+ * sees @wc, a completion of @e; then its wr_id is the owner's.
+ */
+static bool vg_sendq_retire(struct vg_sendq *sq, struct vg_ring_ent *e,
+			    struct ib_wc *wc)
+{
+	u32 idx = e - sq->ring;
+	u32 n = (idx + sq->depth - sq->head) % sq->depth + 1;
+	bool owner;
+
+	if (n > sq->inflight)
+		n = sq->inflight;
+	sq->head = (idx + 1) % sq->depth;
+	sq->inflight -= n;
+	sq->extra_retired = sq->inflight ? e->extra_seq : sq->extra_posted;
+	owner = e->last && (e->owner_signaled || wc->status != IB_WC_SUCCESS);
+	if (owner)
+		wc->wr_id = e->owner_id;
+	return owner;
+}
+
 /*
  * Under the shaper lock: a completion of ring entry @e of @sq. Return:
  * whether the owner sees it (then @wc is rewritten for the owner).
@@ -866,18 +897,8 @@ static void vg_sendq_flushed_wc(struct vg_sendq *sq, struct vg_pwr *p,
 static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 			      struct vg_ring_ent *e, struct ib_wc *wc)
 {
-	u32 idx = e - sq->ring;
-	u32 n = (idx + sq->depth - sq->head) % sq->depth + 1;
-	bool owner;
+	bool owner = vg_sendq_retire(sq, e, wc);
 
-	/* Send queues complete in order: older entries are done too. */
-	if (n > sq->inflight)
-		n = sq->inflight;
-	sq->head = (idx + 1) % sq->depth;
-	sq->inflight -= n;
-	sq->extra_retired = sq->inflight ? e->extra_seq : sq->extra_posted;
-
-	owner = e->last && (e->owner_signaled || wc->status != IB_WC_SUCCESS);
 	if (wc->status != IB_WC_SUCCESS) {
 		/* An error the owner does not see goes on its next one. */
 		if (!owner && wc->status != IB_WC_WR_FLUSH_ERR &&
@@ -886,19 +907,54 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 		if (!sq->error)
 			vg_sendq_fail(sh, sq);
 	}
-	if (owner) {
-		wc->wr_id = e->owner_id;
+	if (owner)
 		wc->status = vg_sendq_owner_status(sq, wc->status);
-	}
 	return owner;
 }
 
-/* Whether @wc's wr_id is the address of an entry of @sq's ring. */
-static bool vg_sendq_ring_wc(const struct vg_sendq *sq, const struct ib_wc *wc)
+/*
+ * Under the shaper lock: a completion @wc of closed @sq (its owner
+ * destroyed the QP). Ring entries are retired and translated as while
+ * the QP lived, so the owner sees what the driver would have shown it;
+ * nothing else changes, since nothing more is posted. Return: whether
+ * the owner sees it.
+ */
+static bool vg_sendq_closed_wc(struct vg_shaper *sh, struct vg_sendq *sq,
+			       struct ib_wc *wc)
 {
-	const struct vg_ring_ent *e = (void *)(uintptr_t)wc->wr_id;
+	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+	bool owner = false;
 
-	return e >= sq->ring && e < sq->ring + sq->depth;
+	/* Not a ring entry: a WR the owner posted directly. */
+	if (!vg_sendq_ring_wc(sq, wc))
+		return true;
+	/* Of an entry already retired (the ring may be freed then). */
+	if (sq->buried)
+		return false;
+	if (sq->inflight) {
+		owner = vg_sendq_retire(sq, e, wc);
+		if (owner)
+			wc->status = vg_sendq_owner_status(sq, wc->status);
+	}
+	if (!sq->inflight && sq->released)
+		vg_sendq_bury(sh, sq);
+	return owner;
+}
+
+/*
+ * Under the shaper lock: the closed QP @wc belongs to, if @wc names one
+ * of its ring entries. Compares pointers only: the QP itself may be
+ * freed.
+ */
+static struct vg_sendq *vg_sendq_closed_of_wc(struct vg_shaper *sh,
+					      const struct ib_wc *wc)
+{
+	struct vg_sendq *sq;
+
+	list_for_each_entry(sq, &sh->closed, node)
+		if (sq->qp == wc->qp && vg_sendq_ring_wc(sq, wc))
+			return sq;
+	return NULL;
 }
 
 /*
@@ -939,7 +995,7 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 	bool owner;
 
 	if (sq->dead)
-		return true;
+		return vg_sendq_closed_wc(sh, sq, wc);
 	/* A completion of the QP frees room a direct post took. */
 	if (sq->blocked && !sq->error) {
 		sq->blocked = false;
@@ -984,6 +1040,21 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 	int i, out = 0;
 
 	for (i = 0; i < got; i++) {
+		/*
+		 * Completions of destroyed QPs first: their wc->qp may be
+		 * freed, and must not be looked up.
+		 */
+		if (READ_ONCE(sh->nclosed)) {
+			if (!locked)
+				spin_lock_irqsave(&sh->lock, flags);
+			locked = true;
+			sq = vg_sendq_closed_of_wc(sh, &wc[i]);
+			if (sq) {
+				if (!vg_sendq_closed_wc(sh, sq, &wc[i]))
+					continue;
+				goto keep;
+			}
+		}
 		sq = vg_sendq_of_wc(t, &wc[i]);
 		if (sq) {
 			if (!locked)
@@ -992,6 +1063,7 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 			if (!vg_sendq_filter(sh, sq, &wc[i], &kick))
 				continue;
 		}
+keep:
 		if (out != i)
 			wc[out] = wc[i];
 		out++;
@@ -1194,6 +1266,7 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	sq->owner_max = owner_max;
 	sq->reserved = extra > 0;
 	sq->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	sq->send_cq = qp->send_cq;
 
 	rcu_read_lock();
 	t = rcu_dereference(q->tenant);
@@ -1211,6 +1284,29 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	return sq;
 }
 
+/*
+ * The WRs @sq holds that the driver never saw, dropped. Context: any;
+ * under the shaper lock, or with @sq out of everyone's reach.
+ */
+static void vg_sendq_drop_wrs(struct vg_sendq *sq)
+{
+	struct vg_pwr *p, *tmp;
+	u32 n = 0;
+
+	list_for_each_entry_safe(p, tmp, &sq->queue, node) {
+		list_del(&p->node);
+		vg_pwr_free(p);
+		n++;
+	}
+	if (n && sq->tenant)
+		vg_tenant_count_queue(sq->tenant, 0, n);
+	list_for_each_entry_safe(p, tmp, &sq->flushq, node) {
+		list_del(&p->node);
+		vg_pwr_free(p);
+	}
+	sq->nheld = 0;
+}
+
 /**
  * vg_sendq_free() - free a QP's state nobody can reach any more
  * @sq: the state
@@ -1219,50 +1315,119 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
  */
 void vg_sendq_free(struct vg_sendq *sq)
 {
-	struct vg_pwr *p, *tmp;
-	u32 n = 0;
-
-	list_for_each_entry_safe(p, tmp, &sq->queue, node) {
-		vg_pwr_free(p);
-		n++;
-	}
-	if (n && sq->tenant)
-		vg_tenant_count_queue(sq->tenant, 0, n);
-	list_for_each_entry_safe(p, tmp, &sq->flushq, node)
-		vg_pwr_free(p);
+	vg_sendq_drop_wrs(sq);
 	vg_tenant_put(sq->tenant);
 	kfree(sq->ring);
 	kfree_rcu(sq, rcu);
 }
 
 /**
- * vg_sendq_destroy() - stop shaping a QP the driver has destroyed
+ * vg_sendq_close() - stop shaping a QP its owner is destroying
  * @sh: the shaper
  * @sq: the QP's state
  *
- * Waits until the dispatcher and the CQ waker no longer use the QP. An
- * owner that destroys a QP with chunks still in flight (without draining
- * it) gets their completions untranslated: a warning says so.
+ * Called before the driver's destroy_qp. The QP leaves the scheduler and
+ * the dispatcher; the WRs still queued are dropped (the driver never saw
+ * them, and would not complete them once the QP is gone). Chunks already
+ * in the driver may still complete, before or after the QP is destroyed,
+ * with a ring entry as their wr_id: the state moves to @sh->closed, where
+ * the poll wrapper finds it by the QP's address (without touching the
+ * QP) and translates those completions, until vg_sendq_release() and
+ * the last of them let it go.
  *
- * Context: process context; sleeps; takes the shaper lock.
+ * Context: process context; sleeps until no one posts for the QP
+ * without the shaper lock; takes the shaper lock.
  */
-void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq)
+void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 {
+	struct vg_ktenant *t;
+
 	spin_lock_irq(&sh->lock);
 	sq->dead = true;
-	if (sq->inflight || !list_empty(&sq->queue))
-		pr_warn_ratelimited("%s: QP %u destroyed with %u chunks in flight and WRs queued: %s\n",
-				    sh->dev->name, sq->qp->qp_num,
-				    sq->inflight,
-				    list_empty(&sq->queue) ? "no" : "yes");
 	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
-	list_del(&sq->node);
 	list_del_init(&sq->inject_node);
 	list_del_init(&sq->attn_node);
 	sh->by_handle[sq->handle] = NULL;
 	vg_sched_qp_del(&sh->sched, sq->handle);
+	vg_sendq_drop_wrs(sq);
+	list_move_tail(&sq->node, &sh->closed);
 	WRITE_ONCE(sh->nsqs, sh->nsqs - 1);
+	WRITE_ONCE(sh->nclosed, sh->nclosed + 1);
+	t = sq->tenant;
+	sq->tenant = NULL;
 	vg_shaper_wake_idle(sh);
 	spin_unlock_irq(&sh->lock);
-	vg_sendq_free(sq);
+	/* Outside the lock: the last reference removes the tenant's kobject. */
+	vg_tenant_put(t);
+}
+
+/**
+ * vg_sendq_release() - the driver's destroy_qp of a closed QP returned
+ * @sh: the shaper
+ * @sq: the QP's state, closed
+ *
+ * With no chunk in flight the state goes now. Otherwise an owner
+ * destroyed the QP without draining it, and completions naming its ring
+ * may wait in its CQ for as long as the CQ lives: the state stays until
+ * they are polled or the CQ is destroyed (vg_sendq_cq_destroyed()), and
+ * holds a reference to the module meanwhile, because once the poll
+ * wrapper is gone they would reach the owner as a wr_cqe it never
+ * posted.
+ *
+ * Context: process context; takes the shaper lock.
+ */
+void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	spin_lock_irq(&sh->lock);
+	sq->released = true;
+	if (!sq->inflight) {
+		vg_sendq_bury(sh, sq);
+	} else {
+		sq->pinned = try_module_get(THIS_MODULE);
+		pr_warn_ratelimited("%s: QP %u destroyed with %u chunks in flight; its CQ keeps %s loaded until they are polled or the CQ is destroyed\n",
+				    sh->dev->name, sq->qp->qp_num,
+				    sq->inflight, KBUILD_MODNAME);
+	}
+	spin_unlock_irq(&sh->lock);
+}
+
+/**
+ * vg_sendq_cq_destroyed() - a CQ is gone: so are its closed QPs' rings
+ * @sh: the shaper of its device
+ * @cq: the CQ, destroyed by the driver (only its address is used)
+ *
+ * Context: process context (the destroy CQ wrapper); takes the shaper
+ * lock.
+ */
+void vg_sendq_cq_destroyed(struct vg_shaper *sh, struct ib_cq *cq)
+{
+	struct vg_sendq *sq, *tmp;
+
+	spin_lock_irq(&sh->lock);
+	list_for_each_entry_safe(sq, tmp, &sh->closed, node)
+		if (sq->released && sq->send_cq == cq)
+			vg_sendq_bury(sh, sq);
+	spin_unlock_irq(&sh->lock);
+}
+
+/**
+ * vg_sendq_bury() - free a closed QP's state
+ * @sh: the shaper
+ * @sq: the state, closed; readers that found it under RCU see @buried
+ *
+ * Context: any; under the shaper lock.
+ */
+void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	lockdep_assert_held(&sh->lock);
+	if (sq->buried)
+		return;
+	sq->buried = true;
+	list_del(&sq->node);
+	WRITE_ONCE(sh->nclosed, sh->nclosed - 1);
+	/* Its address still tells a stale completion from the owner's. */
+	kfree(sq->ring);
+	if (sq->pinned)
+		module_put(THIS_MODULE);
+	kfree_rcu(sq, rcu);
 }

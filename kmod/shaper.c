@@ -244,6 +244,7 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
 
 	spin_lock_init(&sh->lock);
 	INIT_LIST_HEAD(&sh->sqs);
+	INIT_LIST_HEAD(&sh->closed);
 	INIT_LIST_HEAD(&sh->inject);
 	INIT_LIST_HEAD(&sh->attn);
 	init_waitqueue_head(&sh->idle_wq);
@@ -536,6 +537,14 @@ void vg_shaper_destroy(struct vg_shaper *sh)
 		list_del(&sq->node);
 		vg_sendq_free(sq);
 	}
+	/*
+	 * Device removal: QPs destroyed undrained whose CQs the ULPs have
+	 * yet to destroy (unload cannot get here while they pin the module).
+	 */
+	spin_lock_irq(&sh->lock);
+	list_for_each_entry_safe(sq, tmp, &sh->closed, node)
+		vg_sendq_bury(sh, sq);
+	spin_unlock_irq(&sh->lock);
 	kvfree(sh->by_handle);
 	kvfree(sh->tmap);
 	kvfree(sh->sched_mem);

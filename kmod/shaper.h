@@ -127,7 +127,13 @@ struct vg_pwr {
  * @need_marker: a marker (a signaled zero-length WRITE through the ring)
  *	is to be posted, so that a completion follows everything posted
  * @retry: the driver refused a chunk for lack of room: try again soon
- * @dead: being destroyed
+ * @send_cq: the QP's send CQ, kept for when the QP is gone
+ * @dead: closed: its owner destroys the QP; nothing more is posted, and
+ *	the state sits on vg_shaper::closed until its ring may go
+ * @released: the driver's destroy_qp returned: no new completion of the
+ *	QP can appear, so the state goes once @inflight is 0
+ * @pinned: holds a reference to the module (see vg_sendq_release())
+ * @buried: freed from the lists, @ring freed; only RCU readers remain
  *
  * All fields are protected by the device's vg_shaper::lock.
  */
@@ -164,7 +170,11 @@ struct vg_sendq {
 	bool tail_untracked;
 	bool need_marker;
 	bool retry;
+	struct ib_cq *send_cq;
 	bool dead;
+	bool released;
+	bool pinned;
+	bool buried;
 };
 
 /**
@@ -181,6 +191,9 @@ struct vg_sendq {
  * @op_rate: the op rate @pacer runs at
  * @timer: wakes the dispatcher at the next departure (softirq)
  * @sqs: every vg_sendq of the device
+ * @closed: vg_sendqs of destroyed QPs whose ring may still be named by
+ *	a completion in their CQ
+ * @nclosed: entries of @closed (read locklessly by the poll wrapper)
  * @inject: vg_sendqs whose @flushq is ready to be reported (read
  *	locklessly by the poll wrapper)
  * @post_send: the driver's post_send
@@ -212,6 +225,8 @@ struct vg_shaper {
 	u64 op_rate;
 	struct hrtimer timer;
 	struct list_head sqs;
+	struct list_head closed;
+	u32 nclosed;
 	struct list_head inject;
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad);
@@ -263,7 +278,10 @@ u32 vg_sendq_reserve(const struct vg_shaper *sh, struct ib_qp_init_attr *attr,
 struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 				 struct vg_qp *q, struct ib_qp_init_attr *attr,
 				 u32 asked, u32 extra);
-void vg_sendq_destroy(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_cq_destroyed(struct vg_shaper *sh, struct ib_cq *cq);
+void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq);
 int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad);
 int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vg_kqp: a test-only kernel ULP. It connects pairs of RC QPs over one
+ * RDMA device's loopback and abuses them the way a careless ULP would,
+ * so that the test bed can check verbsgate against a kernel owner it
+ * controls. The scenario runs in module init; insmod fails with its
+ * error, and the console says why:
+ *
+ *   insmod vg_kqp.ko dev=rxe0 rounds=200 wrs=16 size=262144
+ *
+ * destroy (the only scenario): each round posts @wrs signaled RDMA
+ * WRITEs of @size bytes and destroys the sending QP without draining it,
+ * after a delay that grows with the round (none, then up to 7 ms), so
+ * that the QP goes with WRs still queued, chunks in the driver, or both.
+ * Even rounds use a CQ polled directly, odd ones a softirq-polled CQ.
+ * Every completion the owner sees must be one of its own WRs, at most
+ * once each; whatever else reaches it fails the round (directly polled)
+ * or crashes the guest (softirq: ib_core calls wr_cqe->done).
+ *
+ * Never load it outside the test bed.
+ */
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev = "rxe0";
+module_param(dev, charp, 0444);
+MODULE_PARM_DESC(dev, "the RDMA device");
+static uint rounds = 200;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "QP pairs to create and destroy undrained");
+static uint wrs = 16;
+module_param(wrs, uint, 0444);
+MODULE_PARM_DESC(wrs, "RDMA WRITEs posted per round (at most 64)");
+static uint size = 256 * 1024;
+module_param(size, uint, 0444);
+MODULE_PARM_DESC(size, "bytes per RDMA WRITE");
+
+#define VG_KQP_MAX_WRS	64
+
+/* One round: a PD, a CQ, two connected QPs and the buffers they move. */
+struct vg_kqp_round {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	void *buf[2];
+	u64 addr[2];
+	struct ib_cqe cqe[VG_KQP_MAX_WRS];
+	atomic_t seen[VG_KQP_MAX_WRS];
+	atomic_t stray;
+};
+
+/* The CQ's poller (softirq) or vg_kqp_poll_direct() (process). */
+static void vg_kqp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct vg_kqp_round *r = cq->cq_context;
+	long i = wc->wr_cqe - r->cqe;
+
+	if (i < 0 || i >= VG_KQP_MAX_WRS)
+		atomic_inc(&r->stray);
+	else
+		atomic_inc(&r->seen[i]);
+}
+
+/*
+ * Process context. The sgid of @r's device: its IPv4-mapped RoCE v2 GID,
+ * and the MAC of its netdev (kernel QPs get no address resolution).
+ */
+static int vg_kqp_gid(struct vg_kqp_round *r, struct rdma_ah_attr *ah)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	union ib_gid gid;
+	u32 i;
+
+	for (i = 0; i < r->ibdev->port_data[1].immutable.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(r->ibdev, 1, i);
+		if (IS_ERR(attr))
+			continue;
+		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
+			ah->type = rdma_ah_find_type(r->ibdev, 1);
+			rdma_ah_set_port_num(ah, 1);
+			gid = attr->gid;
+			rdma_ah_set_grh(ah, &gid, 0, i, 1, 0);
+			rcu_read_lock();
+			ndev = rdma_read_gid_attr_ndev_rcu(attr);
+			if (!IS_ERR(ndev))
+				ether_addr_copy(ah->roce.dmac, ndev->dev_addr);
+			rcu_read_unlock();
+			rdma_put_gid_attr(attr);
+			return 0;
+		}
+		rdma_put_gid_attr(attr);
+	}
+	pr_err("vg_kqp: %s has no IPv4 RoCE v2 GID\n", dev);
+	return -ENODEV;
+}
+
+/* Process context: RESET -> INIT -> RTR -> RTS, connected to @peer. */
+static int vg_kqp_connect(struct vg_kqp_round *r, struct ib_qp *qp,
+			  struct ib_qp *peer)
+{
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_LOCAL_WRITE,
+	};
+	int ret;
+
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = peer->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	ret = vg_kqp_gid(r, &a.ah_attr);
+	if (ret)
+		return ret;
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Process context: free what vg_kqp_setup() made. */
+static void vg_kqp_teardown(struct vg_kqp_round *r)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r->qp[i])
+			ib_destroy_qp(r->qp[i]);
+		r->qp[i] = NULL;
+	}
+	if (r->cq)
+		ib_free_cq(r->cq);
+	r->cq = NULL;
+	for (i = 0; i < 2; i++) {
+		if (r->buf[i])
+			ib_dma_unmap_single(r->ibdev, r->addr[i], size,
+					    DMA_BIDIRECTIONAL);
+		kvfree(r->buf[i]);
+		r->buf[i] = NULL;
+	}
+	if (r->pd)
+		ib_dealloc_pd(r->pd);
+	r->pd = NULL;
+}
+
+/* Process context: a PD, a CQ polled as @poll, two connected QPs. */
+static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
+{
+	struct ib_qp_init_attr init = {
+		.cap = {
+			.max_send_wr = wrs,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int i, ret;
+
+	r->pd = ib_alloc_pd(r->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(r->pd)) {
+		ret = PTR_ERR(r->pd);
+		r->pd = NULL;
+		return ret;
+	}
+	for (i = 0; i < 2; i++) {
+		r->buf[i] = kvzalloc(size, GFP_KERNEL);
+		if (!r->buf[i])
+			return -ENOMEM;
+		r->addr[i] = ib_dma_map_single(r->ibdev, r->buf[i], size,
+					       DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(r->ibdev, r->addr[i])) {
+			kvfree(r->buf[i]);
+			r->buf[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	r->cq = ib_alloc_cq(r->ibdev, r, 2 * wrs + 4, 0, poll);
+	if (IS_ERR(r->cq)) {
+		ret = PTR_ERR(r->cq);
+		r->cq = NULL;
+		return ret;
+	}
+	init.send_cq = r->cq;
+	init.recv_cq = r->cq;
+	for (i = 0; i < 2; i++) {
+		r->qp[i] = ib_create_qp(r->pd, &init);
+		if (IS_ERR(r->qp[i])) {
+			ret = PTR_ERR(r->qp[i]);
+			r->qp[i] = NULL;
+			return ret;
+		}
+	}
+	ret = vg_kqp_connect(r, r->qp[0], r->qp[1]);
+	return ret ?: vg_kqp_connect(r, r->qp[1], r->qp[0]);
+}
+
+/* Process context: @wrs signaled WRITEs from buffer 0 to buffer 1. */
+static int vg_kqp_post_writes(struct vg_kqp_round *r)
+{
+	struct ib_sge sge = {
+		.addr = r->addr[0],
+		.length = size,
+		.lkey = r->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = r->addr[1],
+		.rkey = r->pd->unsafe_global_rkey,
+	};
+	u32 i;
+	int ret;
+
+	for (i = 0; i < wrs; i++) {
+		r->cqe[i].done = vg_kqp_done;
+		wr.wr.wr_cqe = &r->cqe[i];
+		ret = ib_post_send(r->qp[0], &wr.wr, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Process context: what a directly polled CQ still holds. */
+static void vg_kqp_poll_direct(struct vg_kqp_round *r)
+{
+	while (ib_process_cq_direct(r->cq, -1) > 0)
+		;
+}
+
+/* Process context: one round; 0 if the owner saw only its own WRs. */
+static int vg_kqp_round(struct vg_kqp_round *r, u32 round)
+{
+	enum ib_poll_context poll = round % 2 ? IB_POLL_SOFTIRQ :
+						IB_POLL_DIRECT;
+	u32 i, delay_us = (round / 2 % 8) * 1000;
+	int ret;
+
+	for (i = 0; i < VG_KQP_MAX_WRS; i++)
+		atomic_set(&r->seen[i], 0);
+	atomic_set(&r->stray, 0);
+	ret = vg_kqp_setup(r, poll);
+	if (!ret)
+		ret = vg_kqp_post_writes(r);
+	if (ret) {
+		pr_err("vg_kqp: round %u: setup or post failed: %d\n",
+		       round, ret);
+		goto out;
+	}
+	if (delay_us)
+		usleep_range(delay_us, delay_us + 100);
+	/* The careless part: no ib_drain_qp() before the destroy. */
+	ib_destroy_qp(r->qp[0]);
+	r->qp[0] = NULL;
+	/* Let the driver and the poller finish with what is in the CQ. */
+	msleep(20);
+	if (poll == IB_POLL_DIRECT)
+		vg_kqp_poll_direct(r);
+	if (atomic_read(&r->stray)) {
+		pr_err("vg_kqp: round %u: %d completions that are not the owner's\n",
+		       round, atomic_read(&r->stray));
+		ret = -EIO;
+	}
+	for (i = 0; i < wrs; i++) {
+		if (atomic_read(&r->seen[i]) > 1) {
+			pr_err("vg_kqp: round %u: WR %u completed %d times\n",
+			       round, i, atomic_read(&r->seen[i]));
+			ret = -EIO;
+		}
+	}
+out:
+	vg_kqp_teardown(r);
+	return ret;
+}
+
+static int __init vg_kqp_init(void)
+{
+	struct vg_kqp_round *r;
+	int ret = 0;
+	u32 round;
+
+	if (!wrs || wrs > VG_KQP_MAX_WRS || !size)
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!r->ibdev) {
+		kfree(r);
+		return -ENODEV;
+	}
+	for (round = 0; round < rounds && !ret; round++)
+		ret = vg_kqp_round(r, round);
+	if (!ret)
+		pr_info("vg_kqp: %u rounds of undrained destroys passed\n",
+			rounds);
+	ib_device_put(r->ibdev);
+	kfree(r);
+	return ret;
+}
+
+static void __exit vg_kqp_exit(void)
+{
+}
+
+module_init(vg_kqp_init);
+module_exit(vg_kqp_exit);
+
+MODULE_DESCRIPTION("verbsgate test bed: a careless kernel RDMA ULP");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,52 @@
+"""A kernel owner that destroys its QPs without draining them.
+
+ib_core asks ULPs to drain a QP before destroying it; a ULP that does not
+(a bug, or an abrupt teardown) leaves WRs queued in verbsgate and chunks
+in the driver. Their completions carry the shaper's ring entries as
+wr_id: they must never reach the owner as if they were its own (ib_core
+would call wr_cqe->done on them), and the ring must outlive every
+completion that points into it. vg_kqp (tests/integration/kqp) does 200
+such destroys with the guest's SLUB debugging on (testbed.py), against
+softirq-polled and directly polled CQs, with and without verbsgate.
+"""
+from testbed import REPO, Guest
+from vgcli import cli_ok, cli_json
+
+KQP = REPO / "tests" / "integration" / "kqp" / "vg_kqp.ko"
+ROUNDS = 200
+
+
+def run_kqp(g: Guest, rounds: int) -> str:
+    """vg_kqp's rounds; returns the console they produced."""
+    mark = g.console_mark()
+    res = g.run(f"insmod {KQP} dev={g.rxe_dev} rounds={rounds} wrs=16 "
+                "size=262144 && rmmod vg_kqp", timeout=600)
+    console = g.console_since(mark)
+    assert res.ok, res.out + console[-4000:]
+    assert f"{rounds} rounds of undrained destroys passed" in console
+    return console
+
+
+def test_undrained_destroy_without_verbsgate(guest):
+    """The scenario itself is sound on the stock stack."""
+    run_kqp(guest, 40)
+
+
+def test_undrained_destroy_with_queued_and_inflight_chunks(guest):
+    assert guest.load_verbsgate().ok
+    cli_ok(guest, "tenant add careless ulp vg_kqp class bandwidth weight 1")
+    # 40 Mbit/s and 16 KB chunks: of the 4 MB each round posts, a few
+    # chunks are in the driver and the rest queued when the QP goes.
+    cli_ok(guest, f"dev set {guest.rxe_dev} maxrate 40mbit chunk 16k "
+                  "chunk-nolat 16k enforce on")
+    before = {t["name"]: t for t in cli_json(guest, "stats")["tenants"]}
+    console = run_kqp(guest, ROUNDS)
+    # Some QPs went with chunks in the driver, not only with queued WRs.
+    assert "chunks in flight" in console
+    after = {t["name"]: t for t in cli_json(guest, "stats")["tenants"]}
+    # The QPs were shaped: the tenant's WRs went through the shaper.
+    assert after["careless"]["tx_bytes"] > before.get(
+        "careless", {}).get("tx_bytes", 0)
+    assert after["careless"]["queued_wrs"] == 0
+    # Nothing of the destroyed QPs keeps the module: it unloads.
+    assert guest.unload_verbsgate().ok
