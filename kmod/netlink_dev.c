@@ -105,6 +105,25 @@ out:
 	return ret;
 }
 
+/* Process context: the device's QPs by enforcement, and the untracked. */
+static int vg_nl_put_dev_qps(struct sk_buff *skb, struct vg_device *dev)
+{
+	u32 count[VERBSGATE_QP_ENFORCEMENT_MAX + 1];
+	struct vg_qp_table *t = &dev->ipose.qps;
+
+	vg_qp_table_count(t, count);
+	if (nla_put_u32(skb, VERBSGATE_ATTR_DEV_QPS_ENFORCED,
+			count[VERBSGATE_QP_ENFORCED]) ||
+	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_QPS_TRACKED,
+			count[VERBSGATE_QP_TRACKED]) ||
+	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_QPS_UNSUPPORTED,
+			count[VERBSGATE_QP_UNSUPPORTED]) ||
+	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_QPS_UNTRACKED,
+			vg_qp_untracked(dev->ibdev, t)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * vg_nl_fill_dev() - append one message describing a device
  * @dev: the device
@@ -134,6 +153,9 @@ int vg_nl_fill_dev(struct vg_device *dev, void *arg)
 		goto cancel;
 	}
 	ret = vg_nl_put_devcfg(r->skb, dev);
+	if (ret)
+		goto cancel;
+	ret = vg_nl_put_dev_qps(r->skb, dev);
 	if (ret)
 		goto cancel;
 	genlmsg_end(r->skb, hdr);

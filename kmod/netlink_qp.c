@@ -24,6 +24,7 @@ int vg_nl_fill_qp(struct vg_nl_reply *r, const struct vg_device *dev,
 {
 	struct vg_ktenant *tn = rcu_dereference(q->tenant);
 	struct sk_buff *skb = r->skb;
+	u32 enforcement, reason;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, r->portid, r->seq, &vg_genl_family, r->flags,
@@ -34,6 +35,10 @@ int vg_nl_fill_qp(struct vg_nl_reply *r, const struct vg_device *dev,
 	    nla_put_string(skb, VERBSGATE_ATTR_DEV_NAME, dev->name) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_QP_NUM, q->qpn) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_QP_TYPE, q->type))
+		goto nospace;
+	enforcement = vg_qp_enforcement(q, &reason);
+	if (nla_put_u32(skb, VERBSGATE_ATTR_QP_ENFORCEMENT, enforcement) ||
+	    nla_put_u32(skb, VERBSGATE_ATTR_QP_REASON, reason))
 		goto nospace;
 	if (tn && (nla_put_u32(skb, VERBSGATE_ATTR_TENANT_ID, tn->id) ||
 		   nla_put_string(skb, VERBSGATE_ATTR_TENANT_NAME, tn->name)))

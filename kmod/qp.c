@@ -16,6 +16,8 @@
 #include <linux/cgroup.h>
 #include <linux/slab.h>
 
+#include <rdma/restrack.h>
+
 #include "qp.h"
 
 /* Process context. */
@@ -193,6 +195,79 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user,
 	vg_qp_classify(t, q);
 	*out = q;
 	return 0;
+}
+
+/**
+ * vg_qp_enforcement() - how verbsgate covers a tracked QP
+ * @q: the QP
+ * @reason: set to why it is not enforced (enum verbsgate_qp_reason)
+ *
+ * A kernel RC/UC QP whose state is not yet published, nor its reason
+ * for having none, counts as tracked: it is being created.
+ *
+ * Context: under rcu_read_lock(), or holding the QP.
+ * Return: enum verbsgate_qp_enforcement.
+ */
+u32 vg_qp_enforcement(const struct vg_qp *q, u32 *reason)
+{
+	*reason = VERBSGATE_QP_REASON_NONE;
+	if (q->user) {
+		*reason = VERBSGATE_QP_REASON_USER_QP;
+		return VERBSGATE_QP_TRACKED;
+	}
+	if (q->type != IB_QPT_RC && q->type != IB_QPT_UC) {
+		*reason = VERBSGATE_QP_REASON_QP_TYPE;
+		return VERBSGATE_QP_UNSUPPORTED;
+	}
+	/* Pairs with the release in the create wrapper. */
+	if (smp_load_acquire(&q->sq))
+		return VERBSGATE_QP_ENFORCED;
+	*reason = READ_ONCE(q->unshaped);
+	return *reason ? VERBSGATE_QP_UNSUPPORTED : VERBSGATE_QP_TRACKED;
+}
+
+/**
+ * vg_qp_table_count() - a device's tracked QPs by enforcement
+ * @t: the table
+ * @count: per enum verbsgate_qp_enforcement
+ *
+ * Context: any that may enter an RCU read-side section; O(QPs).
+ */
+void vg_qp_table_count(struct vg_qp_table *t,
+		       u32 count[VERBSGATE_QP_ENFORCEMENT_MAX + 1])
+{
+	unsigned long qpn;
+	struct vg_qp *q;
+	u32 reason;
+
+	memset(count, 0, sizeof(u32) * (VERBSGATE_QP_ENFORCEMENT_MAX + 1));
+	rcu_read_lock();
+	xa_for_each(&t->qps, qpn, q)
+		count[vg_qp_enforcement(q, &reason)]++;
+	rcu_read_unlock();
+}
+
+/**
+ * vg_qp_untracked() - QPs of a device that verbsgate does not track
+ * @ibdev: the device
+ * @t: its table
+ *
+ * ib_core's count of the device's QPs less the tracked ones; the two are
+ * read at different instants, so a QP created or destroyed meanwhile may
+ * be off by one for that moment.
+ *
+ * Context: process context (ib_core takes its restrack xa_lock).
+ */
+u32 vg_qp_untracked(struct ib_device *ibdev, struct vg_qp_table *t)
+{
+	u32 count[VERBSGATE_QP_ENFORCEMENT_MAX + 1], tracked = 0;
+	int all = rdma_restrack_count(ibdev, RDMA_RESTRACK_QP, false);
+	int i;
+
+	vg_qp_table_count(t, count);
+	for (i = 0; i <= VERBSGATE_QP_ENFORCEMENT_MAX; i++)
+		tracked += count[i];
+	return (u32)all > tracked ? all - tracked : 0;
 }
 
 /**

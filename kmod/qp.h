@@ -32,6 +32,8 @@ struct vg_sendq;
  *	insertion and the first classification (vg_qp_add())
  * @sq: the shaper's state of a shaped (kernel-owned RC/UC) QP, or NULL;
  *	set once after creation, cleared before destruction
+ * @unshaped: why a kernel RC/UC QP has no @sq (enum verbsgate_qp_reason),
+ *	set before @sq would have been published
  * @rcu: deferred free after RCU readers
  *
  * Fixed after creation except @has_av and the GIDs, which the modify path
@@ -53,6 +55,7 @@ struct vg_qp {
 	union ib_gid peer_gid;
 	struct vg_ktenant __rcu *tenant;
 	struct vg_sendq *sq;
+	u8 unshaped;
 	struct rcu_head rcu;
 };
 
@@ -79,6 +82,11 @@ typedef void (*vg_qp_moved_fn)(const struct vg_qp *q, void *arg);
 void vg_qp_table_retenant(struct vg_qp_table *t, enum vg_tenant_event ev,
 			  struct vg_ktenant *changed, vg_qp_moved_fn moved,
 			  void *arg);
+
+u32 vg_qp_enforcement(const struct vg_qp *q, u32 *reason);
+void vg_qp_table_count(struct vg_qp_table *t,
+		       u32 count[VERBSGATE_QP_ENFORCEMENT_MAX + 1]);
+u32 vg_qp_untracked(struct ib_device *ibdev, struct vg_qp_table *t);
 
 typedef int (*vg_qp_fn)(const struct vg_qp *q, void *arg);
 int vg_qp_for_each(struct vg_qp_table *t, unsigned long *pos, vg_qp_fn fn,

@@ -1238,8 +1238,11 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	struct vg_ktenant *t;
 	struct vg_sendq *sq;
 
-	if (!sh->active || !size)
+	if (!sh->active || !size) {
+		WRITE_ONCE(q->unshaped, !size ? VERBSGATE_QP_REASON_NO_SEND_QUEUE :
+						VERBSGATE_QP_REASON_NO_SHAPER);
 		return NULL;
+	}
 	/* Without the room asked for, direct WRs may crowd out chunks. */
 	if (extra && size >= asked + extra) {
 		depth = extra;
@@ -1248,11 +1251,11 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 		extra = 0;
 	}
 	sq = kzalloc(sizeof(*sq), GFP_KERNEL);
-	if (!sq)
-		return NULL;
-	sq->ring = kcalloc(depth, sizeof(*sq->ring), GFP_KERNEL);
-	if (!sq->ring) {
+	if (sq)
+		sq->ring = kcalloc(depth, sizeof(*sq->ring), GFP_KERNEL);
+	if (!sq || !sq->ring) {
 		kfree(sq);
+		WRITE_ONCE(q->unshaped, VERBSGATE_QP_REASON_NO_MEMORY);
 		return NULL;
 	}
 	INIT_LIST_HEAD(&sq->node);
@@ -1273,6 +1276,8 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	t = t ? vg_tenant_get(t) : NULL;
 	rcu_read_unlock();
 	if (!t || vg_shaper_bind(sh, sq, t)) {
+		WRITE_ONCE(q->unshaped, t ? VERBSGATE_QP_REASON_QP_LIMIT :
+					    VERBSGATE_QP_REASON_NO_TENANT);
 		pr_warn_ratelimited("%s: QP %u is not shaped\n",
 				    sh->dev->name, qp->qp_num);
 		vg_tenant_put(t);

@@ -108,6 +108,33 @@ VG_DEVCFG_ATTR(aimd_increases, "%llu", v.ctrl.increases);
 VG_DEVCFG_ATTR(aimd_decreases, "%llu", v.ctrl.decreases);
 
 /* One line: "SIZE:UTIL_PPM" per entry, separated by spaces. */
+/* A device's tracked QPs in one enforcement state (vg_qp_enforcement()). */
+#define VG_QPS_ATTR(_name, _state)					\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	u32 count[VERBSGATE_QP_ENFORCEMENT_MAX + 1];			\
+									\
+	vg_qp_table_count(&to_vg_device(kobj)->ipose.qps, count);	\
+	return sysfs_emit(buf, "%u\n", count[_state]);			\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+VG_QPS_ATTR(qps_enforced, VERBSGATE_QP_ENFORCED);
+VG_QPS_ATTR(qps_tracked, VERBSGATE_QP_TRACKED);
+VG_QPS_ATTR(qps_unsupported, VERBSGATE_QP_UNSUPPORTED);
+
+static ssize_t qps_untracked_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct vg_device *dev = to_vg_device(kobj);
+
+	return sysfs_emit(buf, "%u\n",
+			  vg_qp_untracked(dev->ibdev, &dev->ipose.qps));
+}
+
+static struct kobj_attribute qps_untracked_attr = __ATTR_RO(qps_untracked);
+
 static ssize_t chunk_table_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
@@ -153,6 +180,10 @@ static struct attribute *vg_device_attrs[] = {
 	&ref_p99_ns_attr.attr,
 	&aimd_increases_attr.attr,
 	&aimd_decreases_attr.attr,
+	&qps_enforced_attr.attr,
+	&qps_tracked_attr.attr,
+	&qps_unsupported_attr.attr,
+	&qps_untracked_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vg_device);

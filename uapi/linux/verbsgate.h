@@ -105,7 +105,8 @@ enum verbsgate_cmd {
 	 * (ENODEV, ENOENT: no such device, tenant). Reply: DEV_INDEX,
 	 * DEV_NAME, TENANT_ID, TENANT_NAME, QP_NUM, QP_TYPE; for QPs created
 	 * by a process QP_PID, QP_COMM, QP_CGROUP_ID; for kernel QPs QP_ULP;
-	 * once the address is known QP_LOCAL_GID, QP_PEER_GID.
+	 * once the address is known QP_LOCAL_GID, QP_PEER_GID; always
+	 * QP_ENFORCEMENT and QP_REASON.
 	 */
 	VERBSGATE_CMD_QP_GET,
 	/*
@@ -187,9 +188,57 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_QP_PEER_GID,	/* binary[16]: once the address is known */
 	VERBSGATE_ATTR_QP_WEIGHT,	/* u32: weight inside its tenant */
 	VERBSGATE_ATTR_QP_STATS,	/* nested: enum verbsgate_stat_attr */
+	VERBSGATE_ATTR_QP_ENFORCEMENT,	/* u32: enum verbsgate_qp_enforcement */
+	VERBSGATE_ATTR_QP_REASON,	/* u32: enum verbsgate_qp_reason */
+
+	/* A device's QPs by enforcement (DEV_GET replies), u32 each */
+	VERBSGATE_ATTR_DEV_QPS_ENFORCED,
+	VERBSGATE_ATTR_DEV_QPS_TRACKED,
+	VERBSGATE_ATTR_DEV_QPS_UNSUPPORTED,
+	/*
+	 * QPs the device has that verbsgate does not track: created before
+	 * it was loaded, of a type it does not follow (GSI, XRC target,
+	 * raw), or refused for want of memory. ib_core's count less the rest.
+	 */
+	VERBSGATE_ATTR_DEV_QPS_UNTRACKED,
 
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
+};
+
+/* How verbsgate covers a QP it tracks (QP_ENFORCEMENT). */
+enum verbsgate_qp_enforcement {
+	/* its posts are classified, queued, split and paced */
+	VERBSGATE_QP_ENFORCED,
+	/* counted and classified, but its posts bypass verbsgate */
+	VERBSGATE_QP_TRACKED,
+	/* verbsgate cannot shape it; QP_REASON says why */
+	VERBSGATE_QP_UNSUPPORTED,
+
+	__VERBSGATE_QP_ENFORCEMENT_MAX,
+	VERBSGATE_QP_ENFORCEMENT_MAX = __VERBSGATE_QP_ENFORCEMENT_MAX - 1
+};
+
+/* Why a QP is not enforced (QP_REASON). */
+enum verbsgate_qp_reason {
+	VERBSGATE_QP_REASON_NONE,
+	/* a process's QP: it posts through a doorbell the driver owns */
+	VERBSGATE_QP_REASON_USER_QP,
+	/* only RC and UC send queues are shaped */
+	VERBSGATE_QP_REASON_QP_TYPE,
+	/* the device's shaper could not be set up (no memory at attach) */
+	VERBSGATE_QP_REASON_NO_SHAPER,
+	/* created without a send queue */
+	VERBSGATE_QP_REASON_NO_SEND_QUEUE,
+	/* no memory for its state at creation */
+	VERBSGATE_QP_REASON_NO_MEMORY,
+	/* the device's scheduler has no slot left for it */
+	VERBSGATE_QP_REASON_QP_LIMIT,
+	/* it had no tenant when created */
+	VERBSGATE_QP_REASON_NO_TENANT,
+
+	__VERBSGATE_QP_REASON_MAX,
+	VERBSGATE_QP_REASON_MAX = __VERBSGATE_QP_REASON_MAX - 1
 };
 
 /* Tenant classes (Justitia §3): what a tenant needs from the device. */

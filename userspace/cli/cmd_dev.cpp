@@ -81,6 +81,11 @@ std::string dev_text(const Device &d, bool details)
 
 	s << d.index << ": " << d.name << ": driver " << d.driver << " ports "
 	  << d.ports << " node_guid " << format_guid(d.node_guid);
+	if (d.qps) {
+		s << "\n    qps";
+		for (size_t i = 0; i < d.qps->size(); i++)
+			s << " " << dev_qps_names[i] << " " << (*d.qps)[i];
+	}
 	if (!details || !d.has_settings)
 		return s.str();
 	s << "\n    maxrate " << format_rate(d.max_rate) << " maxops "
@@ -107,6 +112,12 @@ void dev_json(JsonWriter &w, const Device &d, bool details)
 	w.begin_object().kv("index", d.index).kv("name", d.name)
 		.kv("driver", d.driver).kv("ports", d.ports)
 		.kv("node_guid", format_guid(d.node_guid));
+	if (d.qps) {
+		w.key("qps").begin_object();
+		for (size_t i = 0; i < d.qps->size(); i++)
+			w.kv(dev_qps_names[i], (*d.qps)[i]);
+		w.end_object();
+	}
 	if (details && d.has_settings) {
 		w.kv("max_rate", d.max_rate).kv("max_ops", d.max_ops)
 			.kv("target_p99_ns", d.target_p99_ns)

@@ -76,6 +76,11 @@ std::string qp_text(const Qp &q, bool stats)
 		s << " local " << format_gid(*q.local_gid);
 	if (q.peer_gid)
 		s << " peer " << format_gid(*q.peer_gid);
+	if (q.enforcement) {
+		s << " enforcement " << qp_enforcement_name(*q.enforcement);
+		if (q.reason)
+			s << ": " << qp_reason_name(q.reason);
+	}
 	if (stats && q.has_stats)
 		s << " " << stats_text(q.stats);
 	return s.str();
@@ -98,6 +103,11 @@ void qp_json(JsonWriter &w, const Qp &q)
 		w.kv("local", format_gid(*q.local_gid));
 	if (q.peer_gid)
 		w.kv("peer", format_gid(*q.peer_gid));
+	if (q.enforcement) {
+		w.kv("enforcement", qp_enforcement_name(*q.enforcement));
+		if (q.reason)
+			w.kv("reason", qp_reason_name(q.reason));
+	}
 	if (q.has_stats) {
 		w.key("stats").begin_object();
 		stats_json(w, q.stats);

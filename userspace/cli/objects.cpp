@@ -181,7 +181,33 @@ Device parse_device(const Attrs &a)
 	d.ref_p99_ns = u64(a[VERBSGATE_ATTR_DEV_REF_P99]);
 	d.aimd_increases = u64(a[VERBSGATE_ATTR_DEV_AIMD_INCREASES]);
 	d.aimd_decreases = u64(a[VERBSGATE_ATTR_DEV_AIMD_DECREASES]);
+	if (a[VERBSGATE_ATTR_DEV_QPS_ENFORCED])
+		d.qps = {u32(a[VERBSGATE_ATTR_DEV_QPS_ENFORCED]),
+			 u32(a[VERBSGATE_ATTR_DEV_QPS_TRACKED]),
+			 u32(a[VERBSGATE_ATTR_DEV_QPS_UNSUPPORTED]),
+			 u32(a[VERBSGATE_ATTR_DEV_QPS_UNTRACKED])};
 	return d;
+}
+
+const char *const dev_qps_names[4] = {"enforced", "tracked", "unsupported",
+				      "untracked"};
+
+std::string qp_enforcement_name(uint32_t e)
+{
+	static const char *const names[] = {"enforced", "tracked",
+					    "unsupported"};
+
+	return e < std::size(names) ? names[e] : std::to_string(e);
+}
+
+std::string qp_reason_name(uint32_t r)
+{
+	static const char *const names[] = {
+		"none", "user-qp", "qp-type", "no-shaper", "no-send-queue",
+		"no-memory", "qp-limit", "no-tenant",
+	};
+
+	return r < std::size(names) ? names[r] : std::to_string(r);
 }
 
 Qp parse_qp(const Attrs &a)
@@ -205,6 +231,10 @@ Qp parse_qp(const Attrs &a)
 		q.ulp = str(a[VERBSGATE_ATTR_QP_ULP]);
 	q.local_gid = gid(a[VERBSGATE_ATTR_QP_LOCAL_GID]);
 	q.peer_gid = gid(a[VERBSGATE_ATTR_QP_PEER_GID]);
+	if (a[VERBSGATE_ATTR_QP_ENFORCEMENT]) {
+		q.enforcement = u32(a[VERBSGATE_ATTR_QP_ENFORCEMENT]);
+		q.reason = u32(a[VERBSGATE_ATTR_QP_REASON]);
+	}
 	if (a[VERBSGATE_ATTR_QP_STATS]) {
 		q.has_stats = true;
 		q.stats = parse_stats(a[VERBSGATE_ATTR_QP_STATS]);

@@ -64,6 +64,8 @@ struct Device {
 	uint64_t ref_p99_ns = 0;
 	uint64_t aimd_increases = 0;
 	uint64_t aimd_decreases = 0;
+	// QPs by enforcement, and those not tracked (see uapi)
+	std::optional<std::array<uint32_t, 4>> qps;
 };
 
 using Gid = std::array<uint8_t, 16>;	// network order
@@ -83,9 +85,18 @@ struct Qp {
 	std::optional<std::string> ulp;	// kernel QPs
 	std::optional<Gid> local_gid;
 	std::optional<Gid> peer_gid;
+	std::optional<uint32_t> enforcement;	// enum verbsgate_qp_enforcement
+	uint32_t reason = 0;			// enum verbsgate_qp_reason
 	bool has_stats = false;
 	TenantStats stats;
 };
+
+// The names of enum verbsgate_qp_enforcement and verbsgate_qp_reason
+// values as the CLI prints them; unknown values print as numbers.
+std::string qp_enforcement_name(uint32_t e);
+std::string qp_reason_name(uint32_t r);
+// The names of Device::qps' entries, in order.
+extern const char *const dev_qps_names[4];
 
 Tenant parse_tenant(const Attrs &a);
 Device parse_device(const Attrs &a);
