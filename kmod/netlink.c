@@ -10,11 +10,13 @@
  * handlers check what a policy cannot express (required attributes,
  * combinations) and say why with NL_SET_ERR_MSG.
  *
- * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM); GET, dumps and the events
- * group are open to all. The family lives in the initial network
- * namespace only: its policy is host-wide. Handlers run in process
- * context, serialized by genl_mutex (no parallel_ops), which also orders
- * tenant changes against device changes (devcfg.c).
+ * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM); so does joining the events
+ * group (GENL_MCAST_CAP_NET_ADMIN). GET and dumps are open to all; the QP
+ * dump shows an unprivileged reader only its own QPs (netlink_qp.c). The
+ * family lives in the initial network namespace only: its policy is
+ * host-wide. Handlers run in process context, serialized by genl_mutex
+ * (no parallel_ops), which also orders tenant changes against device
+ * changes (devcfg.c).
  *
  * Events are sent only while the family is registered. Event sources do
  * not stop with the family: the interposed create and modify operations
@@ -246,7 +248,9 @@ enum vg_mcgrp {
 };
 
 static const struct genl_multicast_group vg_mcgrps[] = {
-	[VG_MCGRP_EVENTS] = { .name = VERBSGATE_MCGRP_EVENTS },
+	/* Events say who runs what (netlink_qp.c): admins only. */
+	[VG_MCGRP_EVENTS] = { .name = VERBSGATE_MCGRP_EVENTS,
+			      .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 struct genl_family vg_genl_family __ro_after_init = {
