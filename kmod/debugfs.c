@@ -62,7 +62,7 @@ static int vg_qps_show_one(const struct vg_qp *q, void *arg)
 	seq_printf(m, "%s qpn %u type %s ", w->dev, q->qpn,
 		   vg_qp_type_name(q->type));
 	if (q->user)
-		seq_printf(m, "user pid %d comm %s cgroup %llu", q->pid,
+		seq_printf(m, "user pid %d comm %s cgroup %llu", pid_nr(q->pid),
 			   q->comm, q->cgroup_id);
 	else
 		seq_printf(m, "kernel owner %s", q->owner[0] ? q->owner : "?");

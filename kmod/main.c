@@ -10,7 +10,10 @@
  * readers never see a registry that is being torn down, sysfs outlives
  * every device and tenant directory, tenants outlive the QPs that
  * reference them, and the last wrapper has returned before the module
- * text goes away (interpose.c).
+ * text goes away (interpose.c). Devices still announce QPs after the
+ * family is gone, until they are detached: vg_netlink_exit() closes the
+ * events and waits for their senders before it unregisters the family,
+ * so nothing is multicast on a group id the family no longer owns.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

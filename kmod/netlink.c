@@ -10,13 +10,26 @@
  * handlers check what a policy cannot express (required attributes,
  * combinations) and say why with NL_SET_ERR_MSG.
  *
- * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM); GET, dumps and the events
- * group are open to all. The family lives in the initial network
- * namespace only: its policy is host-wide. Handlers run in process
- * context, serialized by genl_mutex (no parallel_ops), which also orders
- * tenant changes against device changes (devcfg.c).
+ * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM); so does joining the events
+ * group (GENL_MCAST_CAP_NET_ADMIN). GET and dumps are open to all; the QP
+ * dump shows an unprivileged reader only its own QPs (netlink_qp.c). The
+ * family lives in the initial network namespace only: its policy is
+ * host-wide. Handlers run in process context, serialized by genl_mutex
+ * (no parallel_ops), which also orders tenant changes against device
+ * changes (devcfg.c).
+ *
+ * Events are sent only while the family is registered. Event sources do
+ * not stop with the family: the interposed create and modify operations
+ * announce QPs until every device is detached, in any context. On 6.1,
+ * unregistering the family frees its group id at once, which a listener
+ * may join again or another family may be given; an event sent to it
+ * then reaches someone who did not ask for it. So vg_nl_event_send()
+ * checks vg_nl_events_open inside an SRCU read-side section (it may sleep
+ * with GFP_KERNEL, or run atomic with GFP_ATOMIC), and vg_netlink_exit()
+ * clears the flag and waits for every sender before unregistering.
  */
 #include <linux/limits.h>
+#include <linux/srcu.h>
 #include <linux/time64.h>
 
 #include "device.h"
@@ -235,7 +248,9 @@ enum vg_mcgrp {
 };
 
 static const struct genl_multicast_group vg_mcgrps[] = {
-	[VG_MCGRP_EVENTS] = { .name = VERBSGATE_MCGRP_EVENTS },
+	/* Events say who runs what (netlink_qp.c): admins only. */
+	[VG_MCGRP_EVENTS] = { .name = VERBSGATE_MCGRP_EVENTS,
+			      .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 struct genl_family vg_genl_family __ro_after_init = {
@@ -251,14 +266,21 @@ struct genl_family vg_genl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(vg_mcgrps),
 };
 
+/* Set once the family is registered, cleared before it is unregistered. */
+static bool vg_nl_events_open;
+DEFINE_STATIC_SRCU(vg_nl_events_srcu);
+
 /**
  * vg_nl_events_listened() - whether anyone listens to the events group
  *
- * Context: any. Lets a sender skip preparing an event nobody reads.
+ * Context: any. Lets a sender skip preparing an event nobody reads. False
+ * while the family is not registered: its group id is not its own then.
  */
 bool vg_nl_events_listened(void)
 {
-	return genl_has_listeners(&vg_genl_family, &init_net, VG_MCGRP_EVENTS);
+	/* Pairs with the release in vg_netlink_init(): the group id is set. */
+	return smp_load_acquire(&vg_nl_events_open) &&
+	       genl_has_listeners(&vg_genl_family, &init_net, VG_MCGRP_EVENTS);
 }
 
 /**
@@ -281,26 +303,49 @@ struct sk_buff *vg_nl_event_new(gfp_t gfp)
  * @skb: the message, or NULL; consumed
  * @gfp: as for vg_nl_event_new()
  *
- * Context: process, or atomic with GFP_ATOMIC.
+ * A message whose family is being unregistered is dropped.
+ *
+ * Context: process, or atomic with GFP_ATOMIC; enters vg_nl_events_srcu.
  */
 void vg_nl_event_send(struct sk_buff *skb, gfp_t gfp)
 {
-	if (skb)
+	int idx;
+
+	if (!skb)
+		return;
+	idx = srcu_read_lock(&vg_nl_events_srcu);
+	/* Pairs with the release in vg_netlink_init(), as above. */
+	if (smp_load_acquire(&vg_nl_events_open))
 		genlmsg_multicast(&vg_genl_family, skb, 0, VG_MCGRP_EVENTS,
 				  gfp);
+	else
+		nlmsg_free(skb);
+	srcu_read_unlock(&vg_nl_events_srcu, idx);
 }
 
-/* Process context (module init). */
+/* Process context (module init). Events flow once the family exists. */
 int vg_netlink_init(void)
 {
-	return genl_register_family(&vg_genl_family);
+	int ret;
+
+	ret = genl_register_family(&vg_genl_family);
+	if (ret)
+		return ret;
+	/* Senders that see the flag see the family's group id. */
+	smp_store_release(&vg_nl_events_open, true);
+	return 0;
 }
 
 /*
- * Process context (module exit). Waits for running doit handlers; a dump in
- * progress holds a module reference, so it cannot outlive the module.
+ * Process context (module exit). Stops events first: once
+ * synchronize_srcu() returns, every sender that saw the family open has
+ * multicast, and later ones drop their message. Then unregistering waits
+ * for running doit handlers; a dump in progress holds a module reference,
+ * so it cannot outlive the module.
  */
 void vg_netlink_exit(void)
 {
+	WRITE_ONCE(vg_nl_events_open, false);
+	synchronize_srcu(&vg_nl_events_srcu);
 	genl_unregister_family(&vg_genl_family);
 }

@@ -55,6 +55,22 @@ static inline int vg_nl_dump_done(struct sk_buff *skb, int ret)
 	return ret ? ret : skb->len;
 }
 
+/**
+ * struct vg_nl_viewer - who reads a QP dump, and so what it shows
+ * @pid_ns: the reader's pid namespace: pids are numbered as seen there,
+ *	and a QP whose creator has no number there is not shown
+ * @uid: the reader's effective uid
+ * @admin: the reader has CAP_NET_ADMIN: it sees the QPs of every uid
+ *
+ * Events have no viewer: one message goes to every listener of the
+ * (CAP_NET_ADMIN only) group, so it carries no pid.
+ */
+struct vg_nl_viewer {
+	struct pid_namespace *pid_ns;
+	kuid_t uid;
+	bool admin;
+};
+
 /* What a tenant message carries (a GET reply, or a STATS dump entry). */
 #define VG_NL_TENANT_CONFIG	BIT(0)
 #define VG_NL_TENANT_STATS	BIT(1)
@@ -63,7 +79,7 @@ int vg_nl_fill_tenant(struct vg_nl_reply *r, struct vg_ktenant *t,
 		      u32 what);
 int vg_nl_fill_dev(struct vg_device *dev, void *arg);
 int vg_nl_fill_qp(struct vg_nl_reply *r, const struct vg_device *dev,
-		  const struct vg_qp *q);
+		  const struct vg_qp *q, const struct vg_nl_viewer *v);
 
 bool vg_nl_events_listened(void);
 struct sk_buff *vg_nl_event_new(gfp_t gfp);

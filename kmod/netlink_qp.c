@@ -4,7 +4,22 @@
  * is in netlink.c; the QP table in qp.c. A message describes one tracked
  * QP: its device, its tenant, who created it and, once known, its
  * addresses.
+ *
+ * Who sees what follows `rdma res` (drivers/infiniband/core/nldev.c): a
+ * kernel QP is shown only to readers in the initial pid namespace, a
+ * process's QP only to readers whose pid namespace numbers its creator,
+ * with the pid as numbered there. Beyond that, a reader without
+ * CAP_NET_ADMIN sees only the QPs created under its own effective uid:
+ * another user's QPs say who runs what and talks to whom (comm, cgroup,
+ * GIDs), as `ss -p` tells only one's own processes' sockets. The events
+ * group, which carries the same identities, is for CAP_NET_ADMIN only
+ * (netlink.c) and its messages carry no pid: one message goes to every
+ * listener, whatever its pid namespace.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/pid_namespace.h>
+
 #include "device.h"
 #include "netlink_handlers.h"
 #include "qp.h"
@@ -15,17 +30,24 @@
  * @dev: the QP's device; the caller keeps @dev->name stable
  *	(vg_devices_lock)
  * @q: the QP
+ * @v: the dump's reader, for the pid; NULL for an event (no pid)
  *
- * Context: under rcu_read_lock() (for @q and its tenant); no allocation.
+ * Context: under rcu_read_lock() (for @q, its pid and its tenant); no
+ * allocation.
  * Return: 0, or -EMSGSIZE with the message removed.
  */
 int vg_nl_fill_qp(struct vg_nl_reply *r, const struct vg_device *dev,
-		  const struct vg_qp *q)
+		  const struct vg_qp *q, const struct vg_nl_viewer *v)
 {
 	struct vg_ktenant *tn = rcu_dereference(q->tenant);
 	struct sk_buff *skb = r->skb;
 	u32 enforcement, reason;
+	pid_t pid = 0;
 	void *hdr;
+
+	/* Like nldev: an exited creator's number may name another process. */
+	if (q->user && v && pid_has_task(q->pid, PIDTYPE_TGID))
+		pid = pid_nr_ns(q->pid, v->pid_ns);
 
 	hdr = genlmsg_put(skb, r->portid, r->seq, &vg_genl_family, r->flags,
 			  r->cmd);
@@ -43,9 +65,10 @@ int vg_nl_fill_qp(struct vg_nl_reply *r, const struct vg_device *dev,
 	if (tn && (nla_put_u32(skb, VERBSGATE_ATTR_TENANT_ID, tn->id) ||
 		   nla_put_string(skb, VERBSGATE_ATTR_TENANT_NAME, tn->name)))
 		goto nospace;
+	if (pid && nla_put_u32(skb, VERBSGATE_ATTR_QP_PID, pid))
+		goto nospace;
 	if (q->user &&
-	    (nla_put_u32(skb, VERBSGATE_ATTR_QP_PID, q->pid) ||
-	     nla_put_string(skb, VERBSGATE_ATTR_QP_COMM, q->comm) ||
+	    (nla_put_string(skb, VERBSGATE_ATTR_QP_COMM, q->comm) ||
 	     nla_put_u64_64bit(skb, VERBSGATE_ATTR_QP_CGROUP_ID, q->cgroup_id,
 			       VERBSGATE_ATTR_PAD)))
 		goto nospace;
@@ -68,6 +91,7 @@ nospace:
 
 struct vg_nl_qp_walk {
 	struct vg_nl_reply r;
+	struct vg_nl_viewer viewer;
 	const struct vg_device *dev;
 	u32 dev_index;		/* filter, U32_MAX: any */
 	const char *dev_name;	/* filter, NULL: any */
@@ -76,18 +100,31 @@ struct vg_nl_qp_walk {
 	unsigned long qpn;	/* next QP number to dump */
 };
 
+/* Whether @v may see @q (see the top of this file). Under rcu_read_lock(). */
+static bool vg_nl_qp_visible(const struct vg_qp *q,
+			     const struct vg_nl_viewer *v)
+{
+	if (!q->user)
+		return v->admin && v->pid_ns == &init_pid_ns;
+	if (!pid_nr_ns(q->pid, v->pid_ns))
+		return false;
+	return v->admin || uid_eq(q->uid, v->uid);
+}
+
 /* Under rcu_read_lock() (vg_qp_for_each()). */
 static int vg_nl_qp_dump_one(const struct vg_qp *q, void *arg)
 {
 	struct vg_nl_qp_walk *w = arg;
 	struct vg_ktenant *tn;
 
+	if (!vg_nl_qp_visible(q, &w->viewer))
+		return 0;
 	if (w->tenant_id != U32_MAX) {
 		tn = rcu_dereference(q->tenant);
 		if (!tn || tn->id != w->tenant_id)
 			return 0;
 	}
-	return vg_nl_fill_qp(&w->r, w->dev, q);
+	return vg_nl_fill_qp(&w->r, w->dev, q, &w->viewer);
 }
 
 /* Under vg_devices_lock (vg_device_for_each()). */
@@ -146,7 +183,8 @@ static s64 vg_nl_qp_dump_start(struct netlink_callback *cb,
 
 /*
  * QP_GET dumpit; DEV_INDEX, DEV_NAME and TENANT_NAME filter. Process
- * context; open to all; takes vg_devices_lock, then RCU. cb->args[0]:
+ * context (the reader's: each round decides what it may see, as nldev
+ * does); open to all; takes vg_devices_lock, then RCU. cb->args[0]:
  * device index to resume at; [1]: QP number in it; [2]: tenant filter id
  * 1 once the filters are resolved; [3]: the tenant filter's id.
  */
@@ -161,6 +199,11 @@ int vg_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		.dev_name = name_attr ? nla_data(name_attr) : NULL,
 		.resume_dev = cb->args[0],
 		.qpn = cb->args[1],
+		.viewer = {
+			.pid_ns = task_active_pid_ns(current),
+			.uid = current_euid(),
+			.admin = netlink_capable(cb->skb, CAP_NET_ADMIN),
+		},
 	};
 	unsigned long pos = cb->args[0];
 	s64 filter;

@@ -14,6 +14,8 @@
  * its RCU read-side critical section.
  */
 #include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 
 #include <rdma/restrack.h>
@@ -29,7 +31,9 @@ void vg_qp_table_init(struct vg_qp_table *t)
 /*
  * Process context, once the table can no longer change (the device's
  * operations are restored and their callers drained). Frees what is left:
- * QPs that still exist but are no longer tracked.
+ * QPs that still exist but are no longer tracked. Returns once every entry
+ * of the table is freed, so no RCU callback of this module is pending
+ * after the last device is detached.
  */
 void vg_qp_table_destroy(struct vg_qp_table *t)
 {
@@ -41,6 +45,7 @@ void vg_qp_table_destroy(struct vg_qp_table *t)
 		vg_qp_free(q);
 	}
 	xa_destroy(&t->qps);
+	rcu_barrier();
 }
 
 /* Any context. */
@@ -169,7 +174,8 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user,
 	q->type = qp->qp_type;
 	q->user = user;
 	if (user) {
-		q->pid = task_tgid_nr(current);
+		q->pid = get_task_pid(current, PIDTYPE_TGID);
+		q->uid = current_euid();
 		get_task_comm(q->comm, current);
 		rcu_read_lock();
 		q->cgrp = task_dfl_cgroup(current);
@@ -189,6 +195,7 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user,
 	if (ret) {
 		if (q->cgrp)
 			cgroup_put(q->cgrp);
+		put_pid(q->pid);
 		kfree(q);
 		return ret;
 	}
@@ -442,8 +449,21 @@ void vg_qp_put_back(struct vg_qp_table *t, struct vg_qp *q)
 }
 
 /*
+ * RCU callback (softirq context): a dump may have read @q->pid until the
+ * grace period ended, so the reference is dropped only now.
+ */
+static void vg_qp_free_rcu(struct rcu_head *head)
+{
+	struct vg_qp *q = container_of(head, struct vg_qp, rcu);
+
+	put_pid(q->pid);
+	kfree(q);
+}
+
+/*
  * Process or softirq context. Drops an untracked entry's references and
- * frees it once current RCU readers are done with it.
+ * frees it once current RCU readers are done with it
+ * (vg_qp_table_destroy() waits for that).
  */
 void vg_qp_free(struct vg_qp *q)
 {
@@ -455,7 +475,7 @@ void vg_qp_free(struct vg_qp *q)
 	}
 	if (q->cgrp)
 		cgroup_put(q->cgrp);
-	kfree_rcu(q, rcu);
+	call_rcu(&q->rcu, vg_qp_free_rcu);
 }
 
 /**

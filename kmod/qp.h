@@ -20,7 +20,9 @@ struct vg_sendq;
  * @qpn: QP number, the table key
  * @type: enum ib_qp_type
  * @user: created through uverbs on behalf of a process
- * @pid: creating process (user QPs)
+ * @pid: creating process (user QPs), referenced; dumps give its number in
+ *	the reader's pid namespace
+ * @uid: creating task's effective uid (user QPs): whose QP it is
  * @cgroup_id: cgroup v2 id of the creating process (user QPs), else 0
  * @cgrp: that cgroup, referenced, for re-classification (user QPs)
  * @comm: creating process's name (user QPs)
@@ -34,7 +36,7 @@ struct vg_sendq;
  *	set once after creation, cleared before destruction
  * @unshaped: why a kernel RC/UC QP has no @sq (enum verbsgate_qp_reason),
  *	set before @sq would have been published
- * @rcu: deferred free after RCU readers
+ * @rcu: deferred free after RCU readers, who may use @pid and @cgrp
  *
  * Fixed after creation except @has_av and the GIDs, which the modify path
  * sets once, under the table's xa_lock, before publishing @has_av, and
@@ -45,7 +47,8 @@ struct vg_qp {
 	u32 qpn;
 	u8 type;
 	bool user;
-	pid_t pid;
+	struct pid *pid;
+	kuid_t uid;
 	u64 cgroup_id;
 	struct cgroup *cgrp;
 	char comm[TASK_COMM_LEN];

@@ -26,7 +26,7 @@ static void vg_qp_event(struct vg_device *dev, const struct vg_qp *q)
 	r.skb = vg_nl_event_new(GFP_ATOMIC);
 	if (!r.skb)
 		return;
-	if (vg_nl_fill_qp(&r, dev, q)) {
+	if (vg_nl_fill_qp(&r, dev, q, NULL)) {
 		nlmsg_free(r.skb);
 		return;
 	}

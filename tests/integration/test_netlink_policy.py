@@ -3,6 +3,9 @@ import errno
 import json
 import struct
 
+from testbed import CLI
+from vgcli import spawn_monitor
+
 GENL_RAW = "tests/integration/guest/genl_raw.py"
 CMD_GET_STATUS, CMD_DEV_GET = 1, 2
 ATTR_DEV_INDEX, ATTR_DEV_NAME, ATTR_DEV_DRIVER = 4, 5, 6
@@ -87,3 +90,95 @@ def test_family_ops_permissions_and_groups(guest):
     }
     assert info["groups"] == ["events"]
 
+
+
+# Who may see whose QPs (netlink_qp.c): like `rdma res`, pids as numbered
+# in the reader's pid namespace and only QPs whose creator has a number
+# there; a reader without CAP_NET_ADMIN sees only its own uid's QPs.
+USER, OTHER = 1000, 1001
+PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1"
+
+
+def as_user(uid: int, cmd: str) -> str:
+    """cmd as uid, without capabilities (setpriv clears them)."""
+    return f"setpriv --reuid={uid} --regid={uid} --clear-groups {cmd}"
+
+
+def qp_view(g, cmd_prefix: str = "") -> dict:
+    """The sorted (comm, pid) of the QPs `verbsgate -j qp show` lists,
+    run through cmd_prefix (as a user, in a pid namespace)."""
+    res = g.run(f"{cmd_prefix} {CLI} -j qp show", check=True)
+    return sorted((q.get("comm"), q.get("pid")) for q in json.loads(res.out))
+
+
+def start_servers(g):
+    """Three user QPs: root's, USER's, and USER's inside a new pid
+    namespace (where its pingpong is pid 1). Returns their host pids."""
+    g.run("chmod 666 /dev/infiniband/uverbs*", check=True)
+    root = g.spawn(f"exec {PINGPONG} -p 18601", "/tmp/pp-root.log")
+    user = g.spawn("exec " + as_user(USER, f"{PINGPONG} -p 18602"),
+                   "/tmp/pp-user.log")
+    g.spawn("exec unshare -p -f --mount-proc " +
+            as_user(USER, f"{PINGPONG} -p 18603"), "/tmp/pp-ns.log")
+    g.run("for i in $(seq 100); do [ $(grep -c pingpong "
+          "/sys/kernel/debug/verbsgate/qps) = 3 ] && exit 0; sleep 0.1; "
+          "done; exit 1", check=True)
+    inner = int(g.run("pgrep -f -- '-p 18603$' | while read p; do "
+                      "[ $(stat -c %u /proc/$p) = 1000 ] && "
+                      "grep -q ibv_rc_pingpong /proc/$p/comm && echo $p; "
+                      "done", check=True).out.split()[0])
+    return root, user, inner
+
+
+def test_qp_dump_shows_readers_only_what_they_may_see(guest):
+    g = guest
+    assert g.load_verbsgate().ok
+    root, user, inner = start_servers(g)
+    pp = "ibv_rc_pingpong"
+    try:
+        # The admin in the initial pid namespace sees every QP.
+        assert qp_view(g) == sorted([(pp, root), (pp, user), (pp, inner)])
+        # A user sees its own QPs, wherever their creators run, not root's.
+        assert qp_view(g, as_user(USER, "")) == sorted([(pp, user),
+                                                        (pp, inner)])
+        # Another user sees none of them.
+        assert qp_view(g, as_user(OTHER, "")) == []
+        # In the server's pid namespace, only the QP whose creator has a
+        # number there shows, with that number: to the admin and the user.
+        ns = f"nsenter -t {inner} -p -m"
+        assert qp_view(g, ns) == [(pp, 1)]
+        assert qp_view(g, f"{ns} {as_user(USER, '')}") == [(pp, 1)]
+        # A fresh pid namespace numbers none of the creators.
+        assert qp_view(g, "unshare -p -f --mount-proc") == []
+    finally:
+        g.run("pkill -f 'ibv_rc_pingpong -d rxe0 -g 1 -p 1860'; sleep 0.5")
+        g.run("chmod 600 /dev/infiniband/uverbs*")
+
+
+def test_events_group_needs_cap_net_admin(guest):
+    """The events group says who runs what: joining it needs
+    CAP_NET_ADMIN. Its QP events carry no pid, which could not be
+    numbered for every listener's pid namespace."""
+    g = guest
+    assert g.load_verbsgate().ok
+    res = g.run(f"timeout 5 {as_user(USER, f'{CLI} monitor')}")
+    assert res.rc == 1 and "Operation not permitted" in res.out, res
+
+    log = "/tmp/priv-monitor.log"
+    monitor = spawn_monitor(g, log)
+    server = g.spawn(f"exec {PINGPONG} -p 18604", "/tmp/pp-ev.log")
+    try:
+        def qp_events():
+            return [json.loads(line)["qp"] for line in
+                    g.run(f"cat {log}").out.splitlines()
+                    if '"qp classified"' in line]
+        for _ in range(100):
+            if qp_events():
+                break
+            g.run("sleep 0.1")
+        events = qp_events()
+        assert events and all(e.get("comm") == "ibv_rc_pingpong"
+                              for e in events), events
+        assert all("pid" not in e for e in events), events
+    finally:
+        g.run(f"kill {server} {monitor}; sleep 0.5")

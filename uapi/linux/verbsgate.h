@@ -13,9 +13,11 @@
  *    attribute). Nothing changes when a request is rejected.
  *  - User space must tolerate attributes it does not know in replies and
  *    events, and enum values it does not know.
- *  - Commands that change state require CAP_NET_ADMIN (in the initial user
- *    namespace); GET and dump commands and the events group are open to
- *    every user. The family exists in the initial network namespace only.
+ *  - Commands that change state, and joining the events group, require
+ *    CAP_NET_ADMIN (in the initial user namespace); GET and dump commands
+ *    are open to every user, but the QP dump shows a reader without
+ *    CAP_NET_ADMIN only the QPs its effective uid created. The family
+ *    exists in the initial network namespace only.
  *
  * Units: rates are token bytes per second (payload plus the per-operation
  * cost, see VERBSGATE_ATTR_DEV_OP_COSTS), times are nanoseconds, sizes are
@@ -106,7 +108,12 @@ enum verbsgate_cmd {
 	 * DEV_NAME, TENANT_ID, TENANT_NAME, QP_NUM, QP_TYPE; for QPs created
 	 * by a process QP_PID, QP_COMM, QP_CGROUP_ID; for kernel QPs QP_ULP;
 	 * once the address is known QP_LOCAL_GID, QP_PEER_GID; always
-	 * QP_ENFORCEMENT and QP_REASON.
+	 * QP_ENFORCEMENT and QP_REASON. Like `rdma
+	 * res`: kernel QPs are listed only to readers in the initial pid
+	 * namespace, a process's QPs only to readers whose pid namespace
+	 * numbers the process, QP_PID as numbered there (none once the
+	 * process has exited); a reader without CAP_NET_ADMIN gets only the
+	 * QPs created under its effective uid.
 	 */
 	VERBSGATE_CMD_QP_GET,
 	/*
@@ -117,7 +124,8 @@ enum verbsgate_cmd {
 	/*
 	 * Event only (never a request): a QP was classified into a tenant,
 	 * at creation, when its address became known, or when tenants
-	 * changed. Attributes as a QP_GET reply.
+	 * changed. Attributes as a QP_GET reply, without QP_PID: one
+	 * message serves listeners in every pid namespace.
 	 */
 	VERBSGATE_CMD_QP_CLASSIFIED,
 
@@ -180,7 +188,7 @@ enum verbsgate_attr {
 	/* QPs (QP_GET replies, QP_CLASSIFIED events) */
 	VERBSGATE_ATTR_QP_NUM,		/* u32: QP number */
 	VERBSGATE_ATTR_QP_TYPE,		/* u32: enum ib_qp_type value */
-	VERBSGATE_ATTR_QP_PID,		/* u32: creating process (tgid); 0: kernel */
+	VERBSGATE_ATTR_QP_PID,		/* u32: creating process (tgid), in the reader's pid ns */
 	VERBSGATE_ATTR_QP_COMM,		/* string: creating task's comm */
 	VERBSGATE_ATTR_QP_ULP,		/* string: kernel owner (restrack name) */
 	VERBSGATE_ATTR_QP_CGROUP_ID,	/* u64: creator's cgroup v2 id */
