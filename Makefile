@@ -28,13 +28,16 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # Test-only modules (fault injection for the test bed's own tests, a
-# driver-owned drain_sq, a post_send that refuses chains and send queue
-# slots freed on poll for the enforcement tests).
+# driver-owned drain_sq, a post_send that refuses chains, send queue
+# slots freed on poll, a kernel RC QP pair and a create_qp that refuses
+# large send queues for the enforcement tests).
 test-modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/faultmod modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqslots modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/rcpair modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqcap modules
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -77,4 +80,6 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/drainmod clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/postfault clean
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqslots clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/rcpair clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/sqcap clean
 	rm -rf $(BUILD)

@@ -8,7 +8,8 @@ tree=$("$repo/scripts/kernel-tree.sh")
 cd "$repo"
 files=$(find kmod tests/kunit tests/integration/faultmod \
 	tests/integration/drainmod tests/integration/postfault \
-	tests/integration/sqslots uapi \
+	tests/integration/sqslots tests/integration/rcpair \
+	tests/integration/sqcap uapi \
 	-name '*.[ch]' ! -name '*.mod.c' | sort)
 out=$(perl "$tree/scripts/checkpatch.pl" --no-tree --strict --terse \
 	--show-types -f $files 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
