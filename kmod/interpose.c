@@ -70,14 +70,28 @@ static bool vg_qp_shaped_type(const struct ib_qp *qp,
 	return !udata && (qp->qp_type == IB_QPT_RC || qp->qp_type == IB_QPT_UC);
 }
 
+/*
+ * Undo what a driver's failed create_qp left in @qp before it is tried
+ * again: ib_core hands the driver a zeroed object (its own ib_qp fields
+ * set), and the driver's part of it is zeroed again.
+ */
+static void vg_create_qp_again(struct ib_qp *qp)
+{
+	size_t size = qp->device->ops.size_ib_qp;
+
+	if (size > sizeof(*qp))
+		memset((u8 *)qp + sizeof(*qp), 0, size - sizeof(*qp));
+}
+
 static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 			struct ib_udata *udata)
 {
-	u32 asked = attr->cap.max_send_wr, extra = 0;
+	struct ib_qp_cap cap = attr->cap;
 	struct vg_sendq *sq = NULL;
 	struct vg_interpose *ip;
 	struct vg_qp *q;
 	int idx, ret;
+	u32 extra = 0;
 	bool shaped;
 
 	/* ib_core set the type and real_qp before calling the driver. */
@@ -88,8 +102,19 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 		extra = vg_sendq_reserve(&ip->shaper, attr,
 					 qp->device->attrs.max_qp_wr);
 	ret = ip->create_qp(qp, attr, udata);
+	if (ret && extra) {
+		/*
+		 * The driver's real limit may be below its max_qp_wr (the
+		 * WQE size counts): never fail what the owner's own sizes
+		 * create. The ring then shares the send queue (sendq.c).
+		 */
+		vg_create_qp_again(qp);
+		attr->cap = cap;
+		extra = 0;
+		ret = ip->create_qp(qp, attr, udata);
+	}
 	if (ret)
-		attr->cap.max_send_wr = asked;
+		attr->cap = cap;
 	if (!ret && vg_qp_tracked_type(qp->qp_type) && qp->real_qp == qp) {
 		if (vg_qp_add(&ip->qps, qp, udata, &q)) {
 			pr_warn_ratelimited("%s: QP %u is not tracked\n",
@@ -98,7 +123,7 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 		} else {
 			if (shaped)
 				sq = vg_sendq_create(&ip->shaper, qp, q, attr,
-						     asked, extra);
+						     cap.max_send_wr, extra);
 			/* Pairs with the post and modify wrappers' acquire. */
 			smp_store_release(&q->sq, sq);
 			vg_qp_announce(vg_device_of(qp->device), qp);

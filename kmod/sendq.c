@@ -37,9 +37,15 @@
  * WRs may also go to the driver directly, past the ring, the send queue
  * is created with the ring's entries on top of what the owner asked for
  * (vg_sendq_reserve()), so neither crowds the other out and the send
- * queue never overflows. Where the device's max_qp_wr leaves no room, a
- * chunk the driver refuses for lack of room waits for a completion of
- * the QP (or VG_RETRY_NS) and is posted again.
+ * queue never overflows. Where the device's max_qp_wr leaves no room, or
+ * the driver refuses the larger send queue (its real limit may be lower,
+ * mlx5's depends on the WQE size), the QP is created with the owner's own
+ * sizes (the create QP wrapper tries again) and the ring has as many
+ * entries as the send queue the driver granted: the shaper then never
+ * has more chunks in flight than fit, signals one in every half ring
+ * (every chunk on a ring of one or two, stop and wait), and a chunk the
+ * driver refuses for lack of room, after direct posts took it, waits for
+ * a completion of the QP (or VG_RETRY_NS) and is posted again.
  *
  * Errors. When the QP enters the error state (modify to ERR, an error
  * completion, or a failed post) nothing more is posted: the queued WRs,

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vg_rcpair: a test-only module that runs a kernel RC QP pair on an RDMA
+ * device's loopback, as a ULP would, once, when it is loaded:
+ *
+ *  1. creates two RC QPs (send queues of @sq WRs) on one CQ and connects
+ *     them to each other over the device's first RoCE v2 GID;
+ *  2. RDMA WRITEs @len bytes from QP A into a buffer behind QP B and
+ *     checks every byte;
+ *  3. @resets times: posts three WRITEs and moves QP A to ERR, then both
+ *     QPs to ERR and through RESET->INIT->RTR->RTS, and moves data again
+ *     as in 2. Odd rounds poll the three completions before the error (as
+ *     ULPs drain); even rounds error and reset the QPs with the WRITEs
+ *     still in the driver, the CQ or verbsgate, and poll what completes
+ *     of them afterwards, mixed with new completions.
+ *
+ * Every completion must name a WR posted and not yet completed; the
+ * WRITEs of step 2 must succeed. insmod fails (-EIO, or the error of the
+ * verb that failed) with the reason in the kernel log otherwise. Unload
+ * it with rmmod afterwards. Never load it outside the test bed.
+ *
+ *   insmod vg_rcpair.ko dev=rxe0 len=262144 sq=16 resets=2
+ *
+ * Context: process context (insmod); polls its CQ and sleeps between
+ * empty polls. Takes no locks of its own.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev = "rxe0";
+module_param(dev, charp, 0444);
+MODULE_PARM_DESC(dev, "the RDMA device");
+
+static uint len = 256 * 1024;
+module_param(len, uint, 0444);
+MODULE_PARM_DESC(len, "bytes per RDMA WRITE (at most 4 MiB)");
+
+static uint sq = 16;
+module_param(sq, uint, 0444);
+MODULE_PARM_DESC(sq, "send queue size each QP asks for");
+
+static uint resets = 2;
+module_param(resets, uint, 0444);
+MODULE_PARM_DESC(resets, "error/reset/reuse rounds");
+
+#define VG_RCPAIR_PORT		1
+#define VG_RCPAIR_CQE		1024
+#define VG_RCPAIR_TIMEOUT	(20 * HZ)
+/* WRs a test keeps track of between two checks. */
+#define VG_RCPAIR_MAX_OUT	16
+
+struct vg_rcpair {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	union ib_gid gid;
+	u8 gid_index;
+	u8 dmac[ETH_ALEN];
+	u8 *buf[2];
+	u64 dma[2];
+	/* wr_ids posted and not yet completed; 0 is a free slot */
+	u64 out[VG_RCPAIR_MAX_OUT];
+	u64 next_id;
+};
+
+/* Completions come from polling only. */
+static void vg_rcpair_comp(struct ib_cq *cq, void *ctx)
+{
+}
+
+/*
+ * The port's first RoCE v2 GID of an IPv4 address (the test bed's
+ * netdev has one): what rdma_cm would pick for that address. Both QPs
+ * use it, so the peer's MAC is its netdev's own (kernel QPs pass a
+ * resolved address vector: rxe loops a packet back to the device when
+ * its destination MAC is the netdev's).
+ */
+static int vg_rcpair_gid(struct vg_rcpair *t)
+{
+	const struct ib_gid_attr *attr;
+	struct ib_port_attr pattr;
+	struct net_device *ndev;
+	bool found;
+	int i, ret;
+
+	ret = ib_query_port(t->ibdev, VG_RCPAIR_PORT, &pattr);
+	if (ret)
+		return ret;
+	for (i = 0; i < pattr.gid_tbl_len && i < 256; i++) {
+		attr = rdma_get_gid_attr(t->ibdev, VG_RCPAIR_PORT, i);
+		if (IS_ERR(attr))
+			continue;
+		found = attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+			ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw);
+		if (found) {
+			t->gid = attr->gid;
+			t->gid_index = i;
+			rcu_read_lock();
+			ndev = rdma_read_gid_attr_ndev_rcu(attr);
+			if (IS_ERR(ndev))
+				found = false;
+			else
+				ether_addr_copy(t->dmac, ndev->dev_addr);
+			rcu_read_unlock();
+		}
+		rdma_put_gid_attr(attr);
+		if (found)
+			return 0;
+	}
+	pr_err("%s has no RoCE v2 GID of an IPv4 address\n", dev);
+	return -ENODEV;
+}
+
+static int vg_rcpair_modify(struct ib_qp *qp, struct ib_qp_attr *a, int mask,
+			    const char *what)
+{
+	int ret = ib_modify_qp(qp, a, mask);
+
+	if (ret)
+		pr_err("QP %u: modify to %s failed: %d\n", qp->qp_num, what,
+		       ret);
+	return ret;
+}
+
+/* RESET (or a new QP) -> INIT -> RTR -> RTS, connected to @peer. */
+static int vg_rcpair_connect(struct vg_rcpair *t, struct ib_qp *qp,
+			     struct ib_qp *peer)
+{
+	struct ib_qp_attr a = {};
+	int ret;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = VG_RCPAIR_PORT;
+	a.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ;
+	ret = vg_rcpair_modify(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			       IB_QP_PORT | IB_QP_ACCESS_FLAGS, "INIT");
+	if (ret)
+		return ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = peer->qp_num;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = rdma_ah_find_type(t->ibdev, VG_RCPAIR_PORT);
+	rdma_ah_set_port_num(&a.ah_attr, VG_RCPAIR_PORT);
+	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
+	ether_addr_copy(a.ah_attr.roce.dmac, t->dmac);
+	ret = vg_rcpair_modify(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			       IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			       IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER,
+			       "RTR");
+	if (ret)
+		return ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	return vg_rcpair_modify(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
+				IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+				IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+static int vg_rcpair_set_state(struct ib_qp *qp, enum ib_qp_state state,
+			       const char *what)
+{
+	struct ib_qp_attr a = { .qp_state = state };
+
+	return vg_rcpair_modify(qp, &a, IB_QP_STATE, what);
+}
+
+/*
+ * Record a completion of @wc's WR. Return: 0, or -EIO if it names no WR
+ * posted and not yet completed.
+ */
+static int vg_rcpair_retire(struct vg_rcpair *t, const struct ib_wc *wc)
+{
+	int i;
+
+	for (i = 0; i < VG_RCPAIR_MAX_OUT; i++) {
+		if (wc->wr_id && t->out[i] == wc->wr_id) {
+			t->out[i] = 0;
+			return 0;
+		}
+	}
+	pr_err("completion of no WR outstanding: wr_id %llx status %d\n",
+	       wc->wr_id, wc->status);
+	return -EIO;
+}
+
+/*
+ * Poll until @id has completed, recording every completion. Return: 0
+ * with *@status its status, or -EIO (a completion of no WR), -ETIMEDOUT.
+ */
+static int vg_rcpair_wait(struct vg_rcpair *t, u64 id,
+			  enum ib_wc_status *status)
+{
+	unsigned long until = jiffies + VG_RCPAIR_TIMEOUT;
+	struct ib_wc wc[8];
+	bool done = false;
+	int i, n, ret;
+
+	while (!done) {
+		n = ib_poll_cq(t->cq, ARRAY_SIZE(wc), wc);
+		if (n < 0)
+			return n;
+		for (i = 0; i < n; i++) {
+			ret = vg_rcpair_retire(t, &wc[i]);
+			if (ret)
+				return ret;
+			if (wc[i].wr_id == id) {
+				*status = wc[i].status;
+				done = true;
+			}
+		}
+		if (done)
+			break;
+		if (time_after(jiffies, until)) {
+			pr_err("no completion of wr_id %llx\n", id);
+			return -ETIMEDOUT;
+		}
+		if (!n)
+			usleep_range(500, 1000);
+	}
+	return 0;
+}
+
+/* Post a signaled RDMA WRITE of buf[0] into buf[1] on QP A; 0 or -errno. */
+static int vg_rcpair_write(struct vg_rcpair *t, u32 rkey, u64 *id)
+{
+	struct ib_sge *sge = kzalloc(sizeof(*sge), GFP_KERNEL);
+	struct ib_rdma_wr *w = kzalloc(sizeof(*w), GFP_KERNEL);
+	const struct ib_send_wr *bad;
+	int i, ret;
+
+	if (!sge || !w) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < VG_RCPAIR_MAX_OUT && t->out[i]; i++)
+		;
+	if (i == VG_RCPAIR_MAX_OUT) {
+		ret = -EOVERFLOW;
+		goto out;
+	}
+	*id = ++t->next_id;
+	sge->addr = t->dma[0];
+	sge->length = len;
+	sge->lkey = t->pd->local_dma_lkey;
+	w->wr.wr_id = *id;
+	w->wr.opcode = IB_WR_RDMA_WRITE;
+	w->wr.send_flags = IB_SEND_SIGNALED;
+	w->wr.sg_list = sge;
+	w->wr.num_sge = 1;
+	w->remote_addr = t->dma[1];
+	w->rkey = rkey;
+	/* The posted WR is copied (by the driver or verbsgate). */
+	ret = ib_post_send(t->qp[0], &w->wr, &bad);
+	if (ret)
+		pr_err("post_send failed: %d\n", ret);
+	else
+		t->out[i] = *id;
+out:
+	kfree(w);
+	kfree(sge);
+	return ret;
+}
+
+static void vg_rcpair_fill(struct vg_rcpair *t, u32 round)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		t->buf[0][i] = (u8)(i * 31 + (i >> 12) + round * 7 + 1);
+	memset(t->buf[1], 0, len);
+}
+
+/* Step 2: one WRITE, checked byte by byte. */
+static int vg_rcpair_move(struct vg_rcpair *t, u32 round)
+{
+	enum ib_wc_status status;
+	u64 id;
+	int ret;
+	u32 i;
+
+	vg_rcpair_fill(t, round);
+	ib_dma_sync_single_for_device(t->ibdev, t->dma[0], len, DMA_BIDIRECTIONAL);
+	ret = vg_rcpair_write(t, t->pd->unsafe_global_rkey, &id);
+	if (ret)
+		return ret;
+	ret = vg_rcpair_wait(t, id, &status);
+	if (ret)
+		return ret;
+	if (status != IB_WC_SUCCESS) {
+		pr_err("round %u: WRITE completed with status %d\n", round,
+		       status);
+		return -EIO;
+	}
+	ib_dma_sync_single_for_cpu(t->ibdev, t->dma[1], len, DMA_BIDIRECTIONAL);
+	for (i = 0; i < len; i++) {
+		if (t->buf[1][i] != t->buf[0][i]) {
+			pr_err("round %u: byte %u is %#x, written %#x\n", round,
+			       i, t->buf[1][i], t->buf[0][i]);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Step 3's error: three WRITEs and QP A moved to ERR. Drained, they
+ * complete first (rxe 6.1 may leave a WR that is in its requester when
+ * the QP enters ERR without a flush completion); otherwise QP A goes to
+ * ERR at once, while they are in flight in the driver or in verbsgate,
+ * and their completions come, if ever, after the reset.
+ */
+static int vg_rcpair_fail(struct vg_rcpair *t, bool drain)
+{
+	u32 rkey = t->pd->unsafe_global_rkey;
+	enum ib_wc_status status;
+	u64 id[3];
+	int i, ret;
+
+	for (i = 0; i < 3; i++) {
+		ret = vg_rcpair_write(t, rkey, &id[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; drain && i < 3; i++) {
+		ret = vg_rcpair_wait(t, id[i], &status);
+		if (ret)
+			return ret;
+		if (status != IB_WC_SUCCESS) {
+			pr_err("WR %d completed with status %d\n", i, status);
+			return -EIO;
+		}
+	}
+	return vg_rcpair_set_state(t->qp[0], IB_QPS_ERR, "ERR");
+}
+
+/* ERR, then RESET and back to RTS, both QPs. */
+static int vg_rcpair_reset(struct vg_rcpair *t)
+{
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = vg_rcpair_set_state(t->qp[i], IB_QPS_ERR, "ERR");
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < 2; i++) {
+		ret = vg_rcpair_set_state(t->qp[i], IB_QPS_RESET, "RESET");
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < 2; i++) {
+		ret = vg_rcpair_connect(t, t->qp[i], t->qp[1 - i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int vg_rcpair_create(struct vg_rcpair *t)
+{
+	struct ib_qp_init_attr init = {};
+	struct ib_cq_init_attr cqa = { .cqe = VG_RCPAIR_CQE };
+	int i, ret;
+
+	t->pd = ib_alloc_pd(t->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(t->pd)) {
+		ret = PTR_ERR(t->pd);
+		t->pd = NULL;
+		return ret;
+	}
+	t->cq = ib_create_cq(t->ibdev, vg_rcpair_comp, NULL, t, &cqa);
+	if (IS_ERR(t->cq)) {
+		ret = PTR_ERR(t->cq);
+		t->cq = NULL;
+		return ret;
+	}
+	init.send_cq = t->cq;
+	init.recv_cq = t->cq;
+	init.cap.max_send_wr = sq;
+	init.cap.max_recv_wr = 1;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	for (i = 0; i < 2; i++) {
+		t->qp[i] = ib_create_qp(t->pd, &init);
+		if (IS_ERR(t->qp[i])) {
+			ret = PTR_ERR(t->qp[i]);
+			t->qp[i] = NULL;
+			pr_err("create QP with %u send WRs failed: %d\n", sq,
+			       ret);
+			return ret;
+		}
+		if (init.cap.max_send_wr < sq) {
+			pr_err("asked for %u send WRs, got %u\n", sq,
+			       init.cap.max_send_wr);
+			return -EIO;
+		}
+		init.cap.max_send_wr = sq;
+	}
+	for (i = 0; i < 2; i++) {
+		t->buf[i] = kmalloc(len, GFP_KERNEL);
+		if (!t->buf[i])
+			return -ENOMEM;
+		t->dma[i] = ib_dma_map_single(t->ibdev, t->buf[i], len,
+					      DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(t->ibdev, t->dma[i])) {
+			kfree(t->buf[i]);
+			t->buf[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		ret = vg_rcpair_connect(t, t->qp[i], t->qp[1 - i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void vg_rcpair_destroy(struct vg_rcpair *t)
+{
+	int i;
+
+	/* Nothing is in flight: the QPs go to ERR and drop the rest. */
+	for (i = 0; i < 2; i++)
+		if (t->qp[i])
+			ib_destroy_qp(t->qp[i]);
+	for (i = 0; i < 2; i++) {
+		if (!t->buf[i])
+			continue;
+		ib_dma_unmap_single(t->ibdev, t->dma[i], len,
+				    DMA_BIDIRECTIONAL);
+		kfree(t->buf[i]);
+	}
+	if (t->cq)
+		ib_destroy_cq(t->cq);
+	if (t->pd)
+		ib_dealloc_pd(t->pd);
+}
+
+/* The whole run; see the top of the file. */
+static int vg_rcpair_run(struct vg_rcpair *t)
+{
+	u32 round;
+	int ret;
+
+	ret = vg_rcpair_gid(t);
+	if (ret)
+		return ret;
+	ret = vg_rcpair_create(t);
+	if (ret)
+		return ret;
+	ret = vg_rcpair_move(t, 0);
+	if (ret)
+		return ret;
+	for (round = 1; round <= resets; round++) {
+		ret = vg_rcpair_fail(t, round % 2);
+		if (ret)
+			return ret;
+		ret = vg_rcpair_reset(t);
+		if (ret)
+			return ret;
+		ret = vg_rcpair_move(t, round);
+		if (ret) {
+			pr_err("round %u: no data moved after the reset\n",
+			       round);
+			return ret;
+		}
+	}
+	pr_info("%u bytes moved and checked, %u resets\n", len, resets);
+	return 0;
+}
+
+/* Process context (insmod). */
+static int __init vg_rcpair_init(void)
+{
+	struct vg_rcpair *t;
+	int ret;
+
+	if (!len || len > SZ_4M || !sq)
+		return -EINVAL;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!t->ibdev) {
+		kfree(t);
+		return -ENODEV;
+	}
+	ret = vg_rcpair_run(t);
+	vg_rcpair_destroy(t);
+	ib_device_put(t->ibdev);
+	kfree(t);
+	return ret;
+}
+
+/* Process context (rmmod); everything went at insmod. */
+static void __exit vg_rcpair_exit(void)
+{
+}
+
+module_init(vg_rcpair_init);
+module_exit(vg_rcpair_exit);
+MODULE_DESCRIPTION("verbsgate test bed: a kernel RC QP pair errored, reset and reused");
+MODULE_LICENSE("GPL");
