@@ -9,7 +9,7 @@ int vg_wr_length(const struct vg_wr *wr, u32 *len)
 	u64 sum = 0;
 	u32 i;
 
-	/* At most VG_MAX_SGE (32) terms below 2^32 each: no u64 overflow. */
+	/* At most VG_MAX_SGE (1024) terms below 2^32 each: no u64 overflow. */
 	for (i = 0; i < wr->num_sge; i++)
 		sum += wr->sg_list[i].length;
 	if (sum > VG_MAX_MSG)

@@ -97,8 +97,10 @@ int vg_split_init(struct vg_split *sp, const struct vg_wr *wr, u32 chunk_size);
  * vg_split_next() - produce the next chunk
  * @sp: iterator initialized by vg_split_init()
  * @c: the chunk
- * @sge_buf: room for at least @sp->wr->num_sge SGEs (VG_MAX_SGE always
- *	suffices); @c->sg_list points here
+ * @sge_buf: room for @sp->wr->num_sge SGEs; @c->sg_list points here.
+ *	A chunk never has more SGEs than its WR: it covers one contiguous
+ *	range of the message, so each SGE of the WR gives it at most one
+ *	piece. Nothing beyond @c->num_sge entries is written.
  *
  * Cost: O(SGEs in the chunk). Any context.
  * Return: true if @c was filled, false once all chunks have been produced.

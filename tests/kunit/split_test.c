@@ -32,11 +32,13 @@ static int init_err(const struct vg_wr *wr, u32 chunk)
 
 static void split_bad_input(struct kunit *test)
 {
-	struct vg_sge sg[VG_MAX_SGE + 1];
+	struct vg_sge *sg = kunit_kcalloc(test, VG_MAX_SGE + 1, sizeof(*sg),
+					  GFP_KERNEL);
 	struct vg_wr wr;
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(sg); i++)
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+	for (i = 0; i < VG_MAX_SGE + 1; i++)
 		sg[i] = (struct vg_sge){ .addr = 0x1000, .length = 4096 };
 
 	wr = mkwr(VG_OP_WRITE, sg, 1);
@@ -100,7 +102,7 @@ static void split_never(struct kunit *test)
 		{ .addr = 0x900000, .length = 0, .lkey = 2 },
 		{ .addr = 0x200000, .length = 5000, .lkey = 3 },
 	};
-	struct vg_sge out[VG_MAX_SGE];
+	struct vg_sge out[ARRAY_SIZE(sg)];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
@@ -129,7 +131,7 @@ static void split_never(struct kunit *test)
 static void split_zero_length(struct kunit *test)
 {
 	struct vg_sge sg = { .addr = 0x1000, .length = 0, .lkey = 5 };
-	struct vg_sge out[VG_MAX_SGE];
+	struct vg_sge out[1];
 	struct vg_wr wr[2];
 	unsigned int i;
 
@@ -162,7 +164,7 @@ static void split_write_imm(struct kunit *test)
 		{ .addr = 0xc000, .length = 5000, .lkey = 3 },
 	};
 	struct vg_wr wr = mkwr(VG_OP_WRITE_IMM, sg, 3);
-	struct vg_sge out[VG_MAX_SGE];
+	struct vg_sge out[ARRAY_SIZE(sg)];
 	struct vg_split sp;
 	struct vg_chunk c;
 
@@ -211,6 +213,12 @@ static void split_write_imm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vg_split_remaining(&sp), 0U);
 }
 
+/*
+ * Longest SGE list of the random test: rdmavt's default max_send_sge. Its
+ * longest SGEs (2^24 bytes) then sum below 2^31.
+ */
+#define SPLIT_RANDOM_SGE	96U
+
 /* Cursor over the non-empty bytes of an SGE list, for the property test. */
 struct sge_cursor {
 	const struct vg_sge *sg;
@@ -248,7 +256,7 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 			     struct vg_sge *sg, struct vg_sge *out)
 {
 	static const u8 ops[] = { VG_OP_WRITE, VG_OP_WRITE_IMM, VG_OP_READ };
-	u32 n = vg_prng_range(r, 0, VG_MAX_SGE), i, chunk, k = 0;
+	u32 n = vg_prng_range(r, 0, SPLIT_RANDOM_SGE), i, chunk, k = 0;
 	struct sge_cursor cur = { .sg = sg, .n = n };
 	u64 total = 0, seen = 0, remote;
 	struct vg_split sp;
@@ -321,13 +329,172 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 
 static void split_random_conserves(struct kunit *test)
 {
-	struct vg_sge sg[VG_MAX_SGE], out[VG_MAX_SGE];
+	struct vg_sge *sg = kunit_kcalloc(test, SPLIT_RANDOM_SGE, sizeof(*sg),
+					  GFP_KERNEL);
+	struct vg_sge *out = kunit_kcalloc(test, SPLIT_RANDOM_SGE,
+					   sizeof(*out), GFP_KERNEL);
 	struct vg_prng r;
 	int iter;
 
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
 	vg_prng_seed(&r, 0x5917);
 	for (iter = 0; iter < 2000; iter++)
 		split_one_random(test, &r, sg, out);
+}
+
+/*
+ * SGE lists of a given length, every opcode: each chunk's SGEs are exactly
+ * the pieces of the WR's list under its byte range, and the chunks cover
+ * the WR exactly once. Lists longer than 32 SGEs are what rdmavt (96 by
+ * default) and rxe (more with inline room) accept.
+ */
+struct split_sges_case {
+	const char *name;
+	u32 nsge;
+	const u32 *lengths;	/* NULL: split_sges_length() */
+	u32 chunk;
+};
+
+static const u32 split_sges_3[] = { 4097, 1, 65536 };
+
+static const struct split_sges_case split_sges_cases[] = {
+	{ "1 SGE", 1, NULL, 4096 },
+	{ "3 SGEs (4097, 1, 65536 bytes)", 3, split_sges_3, 4096 },
+	{ "3 SGEs (4097, 1, 65536 bytes)", 3, split_sges_3, 1 },
+	{ "32 SGEs", 32, NULL, 4096 },
+	{ "33 SGEs", 33, NULL, 4096 },
+	{ "33 SGEs", 33, NULL, 1U << 20 },
+	{ "96 SGEs", 96, NULL, 4096 },
+	{ "96 SGEs", 96, NULL, 65536 },
+};
+
+static void split_sges_desc(const struct split_sges_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, chunk %u", c->name,
+		 c->chunk);
+}
+
+KUNIT_ARRAY_PARAM(split_sges, split_sges_cases, split_sges_desc);
+
+/* Varied lengths, not multiples of the chunk; the 8th SGE is empty. */
+static u32 split_sges_length(u32 i)
+{
+	return i == 7 ? 0 : 1 + (i * 977 + 301) % 5000;
+}
+
+/* The opcode a chunk that is not the last carries. */
+static u8 split_mid_opcode(u8 op)
+{
+	return op == VG_OP_WRITE_IMM ? VG_OP_WRITE : op;
+}
+
+/*
+ * Check chunk @c against message bytes [@from, @from + @c->length) of
+ * @sg: the pieces of the SGEs under that range, in order, empty ones left
+ * out. Return: the bytes the pieces cover.
+ */
+static u64 split_check_pieces(struct kunit *test, const struct vg_sge *sg,
+			      u32 n, const struct vg_chunk *c, u64 from)
+{
+	u64 to = from + c->length, off = 0, covered = 0;
+	u32 i, k = 0;
+
+	for (i = 0; i < n; off += sg[i].length, i++) {
+		u64 a = max(from, off), b = min(to, off + sg[i].length);
+
+		if (a >= b)
+			continue;
+		KUNIT_ASSERT_LT_MSG(test, k, c->num_sge, "SGE %u missing", i);
+		KUNIT_EXPECT_EQ(test, c->sg_list[k].addr, sg[i].addr + (a - off));
+		KUNIT_EXPECT_EQ(test, c->sg_list[k].length, (u32)(b - a));
+		KUNIT_EXPECT_EQ(test, c->sg_list[k].lkey, sg[i].lkey);
+		covered += c->sg_list[k].length;
+		k++;
+	}
+	KUNIT_EXPECT_EQ(test, k, c->num_sge);
+	return covered;
+}
+
+static void split_sges(struct kunit *test)
+{
+	const struct split_sges_case *tc = test->param_value;
+	struct vg_sge *sg, *out;
+	u64 total = 0;
+	u32 i;
+	u8 op;
+
+	sg = kunit_kcalloc(test, tc->nsge, sizeof(*sg), GFP_KERNEL);
+	/* One entry more than the WR has: a canary nothing may write. */
+	out = kunit_kcalloc(test, tc->nsge + 1, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	for (i = 0; i < tc->nsge; i++) {
+		sg[i].addr = 0x10000000ULL * (i + 1) + 3 * i;
+		sg[i].length = tc->lengths ? tc->lengths[i] :
+					     split_sges_length(i);
+		sg[i].lkey = 100 + i;
+		total += sg[i].length;
+	}
+
+	for (op = 0; op < VG_OP_NR; op++) {
+		struct vg_wr wr = mkwr(op, sg, tc->nsge);
+		bool split = vg_opcode_splittable(op) && total > tc->chunk;
+		u64 seen = 0;
+		struct vg_split sp;
+		struct vg_chunk c;
+		u32 k = 0;
+
+		wr.flags |= VG_WR_FENCE;
+		out[tc->nsge] = (struct vg_sge){ 0xdead, 0xbeef, 0xcafe };
+		KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, tc->chunk), 0);
+		KUNIT_EXPECT_EQ(test, vg_split_count(&sp),
+				split ? (u32)DIV_ROUND_UP(total, tc->chunk) :
+					1U);
+		while (vg_split_next(&sp, &c, out)) {
+			bool last = k + 1 == vg_split_count(&sp);
+
+			KUNIT_ASSERT_LE(test, c.num_sge, tc->nsge);
+			KUNIT_EXPECT_PTR_EQ(test, c.sg_list, out);
+			KUNIT_EXPECT_EQ(test, c.first, k == 0);
+			KUNIT_EXPECT_EQ(test, c.last, last);
+			KUNIT_EXPECT_EQ(test, c.opcode,
+					last ? op : split_mid_opcode(op));
+			KUNIT_EXPECT_EQ(test, c.wr_id, last ? wr.wr_id : 0);
+			KUNIT_EXPECT_EQ(test, c.imm, last ? wr.imm : 0);
+			KUNIT_EXPECT_EQ(test, c.rkey, wr.rkey);
+			if (!split) {
+				/* Whole: the list as it is, empty SGEs too. */
+				KUNIT_ASSERT_EQ(test, c.num_sge, tc->nsge);
+				KUNIT_EXPECT_EQ(test, memcmp(out, sg, tc->nsge *
+							     sizeof(*sg)), 0);
+				KUNIT_EXPECT_EQ(test, c.flags, wr.flags);
+				KUNIT_EXPECT_EQ(test, c.length, (u32)total);
+				KUNIT_EXPECT_EQ(test, c.remote_addr,
+						wr.remote_addr);
+			} else {
+				KUNIT_EXPECT_EQ(test, c.length,
+						(u32)min_t(u64, tc->chunk,
+							   total - seen));
+				KUNIT_EXPECT_EQ(test, c.remote_addr,
+						wr.remote_addr + seen);
+				KUNIT_EXPECT_EQ(test,
+						split_check_pieces(test, sg,
+								   tc->nsge,
+								   &c, seen),
+						(u64)c.length);
+			}
+			seen += c.length;
+			k++;
+		}
+		/* Every byte exactly once; nothing past the chunk's list. */
+		KUNIT_EXPECT_EQ(test, seen, total);
+		KUNIT_EXPECT_EQ(test, k, vg_split_count(&sp));
+		KUNIT_EXPECT_EQ(test, vg_split_remaining(&sp), 0U);
+		KUNIT_EXPECT_EQ(test, out[tc->nsge].addr, 0xdeadULL);
+		KUNIT_EXPECT_EQ(test, out[tc->nsge].length, 0xbeefU);
+		KUNIT_EXPECT_EQ(test, out[tc->nsge].lkey, 0xcafeU);
+	}
 }
 
 static struct kunit_case vg_split_cases[] = {
@@ -336,6 +503,7 @@ static struct kunit_case vg_split_cases[] = {
 	KUNIT_CASE(split_zero_length),
 	KUNIT_CASE(split_write_imm),
 	KUNIT_CASE(split_random_conserves),
+	KUNIT_CASE_PARAM(split_sges, split_sges_gen_params),
 	{}
 };
 
