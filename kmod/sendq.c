@@ -6,9 +6,10 @@
  * Posts. The owner's WRs are copied (with their SGE lists and any inline
  * payload, which the owner may reuse once ib_post_send() returns) into
  * the QP's queue, in arrival order, and the dispatcher (shaper.c) posts
- * them as chunks: RDMA WRITE, WRITE_WITH_IMM and READ are split by the
- * core splitter, everything else goes whole. Only the last chunk of a WR
- * acts for the owner (its completion, its immediate data). A QP of a
+ * them as chunks: RDMA WRITE, WRITE_WITH_IMM, READ and READ_WITH_INV are
+ * split by the core splitter, everything else goes whole. Only the last
+ * chunk of a WR acts for the owner (its completion, its immediate data,
+ * its invalidation of the local MR). A QP of a
  * latency-class tenant, or of a device whose enforcement is off, or while
  * the module unloads, posts straight to the driver whenever nothing of it
  * is queued or in the driver, so its WRs never wait behind the shaper.
@@ -114,6 +115,10 @@ static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
 		*vop = VG_OP_READ;
 		*wc = IB_WC_RDMA_READ;
 		return true;
+	case IB_WR_RDMA_READ_WITH_INV:	/* an ib_rdma_wr, split (split.h) */
+		*vop = VG_OP_READ_INV;
+		*wc = IB_WC_RDMA_READ;
+		return true;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		*vop = VG_OP_ATOMIC_CMP_SWP;
 		*wc = IB_WC_COMP_SWAP;
@@ -139,7 +144,7 @@ static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
 static bool vg_opcode_rdma(u8 vop)
 {
 	return vop == VG_OP_WRITE || vop == VG_OP_WRITE_IMM ||
-	       vop == VG_OP_READ;
+	       vop == VG_OP_READ || vop == VG_OP_READ_INV;
 }
 
 static bool vg_opcode_atomic(u8 vop)
@@ -261,7 +266,7 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 	}
 	if (vop == VG_OP_WRITE_IMM || vop == VG_OP_SEND_IMM)
 		p->vwr.imm = (__force u32)wr->ex.imm_data;
-	else if (vop == VG_OP_SEND_INV)
+	else if (vop == VG_OP_SEND_INV || vop == VG_OP_READ_INV)
 		p->vwr.imm = wr->ex.invalidate_rkey;
 	if (vg_wr_length(&p->vwr, &p->length)) {
 		kfree(p);
@@ -292,9 +297,14 @@ static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 	}
 	w->sg_list = sge;
 	w->num_sge = c->num_sge;
-	/* Earlier chunks of a WRITE_WITH_IMM are plain WRITEs. */
+	/*
+	 * Earlier chunks of a WRITE_WITH_IMM are plain WRITEs, of a
+	 * READ_WITH_INV plain READs: the last chunk alone invalidates.
+	 */
 	if (p->vwr.opcode == VG_OP_WRITE_IMM && c->opcode == VG_OP_WRITE)
 		w->opcode = IB_WR_RDMA_WRITE;
+	else if (p->vwr.opcode == VG_OP_READ_INV && c->opcode == VG_OP_READ)
+		w->opcode = IB_WR_RDMA_READ;
 	if (vg_opcode_rdma(p->vwr.opcode)) {
 		sh->wr.rdma.remote_addr = c->remote_addr;
 		sh->wr.rdma.rkey = c->rkey;

@@ -135,8 +135,7 @@ bool vg_split_next(struct vg_split *sp, struct vg_chunk *c,
 	} else {
 		c->wr_id = 0;
 		c->imm = 0;
-		c->opcode = wr->opcode == VG_OP_WRITE_IMM ? VG_OP_WRITE :
-							     wr->opcode;
+		c->opcode = vg_opcode_mid(wr->opcode);
 	}
 	sp->done += want;
 	sp->emitted++;

@@ -20,6 +20,7 @@ enum vg_opcode {
 	VG_OP_SEND_IMM,
 	VG_OP_SEND_INV,
 	VG_OP_READ,
+	VG_OP_READ_INV,		/* invalidates the local MR of rkey @imm */
 	VG_OP_ATOMIC_CMP_SWP,
 	VG_OP_ATOMIC_FETCH_ADD,
 	VG_OP_LOCAL_INV,

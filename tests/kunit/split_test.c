@@ -96,7 +96,8 @@ static void split_never(struct kunit *test)
 	static const u8 ops[] = { VG_OP_SEND, VG_OP_SEND_IMM, VG_OP_SEND_INV,
 				  VG_OP_ATOMIC_CMP_SWP,
 				  VG_OP_ATOMIC_FETCH_ADD, VG_OP_LOCAL_INV,
-				  VG_OP_REG_MR, VG_OP_WRITE, VG_OP_READ };
+				  VG_OP_REG_MR, VG_OP_WRITE, VG_OP_READ,
+				  VG_OP_READ_INV };
 	struct vg_sge sg[3] = {
 		{ .addr = 0x10000, .length = 1 << 20, .lkey = 1 },
 		{ .addr = 0x900000, .length = 0, .lkey = 2 },
@@ -110,7 +111,7 @@ static void split_never(struct kunit *test)
 		struct vg_split sp;
 		struct vg_chunk c;
 
-		if (ops[i] == VG_OP_WRITE || ops[i] == VG_OP_READ)
+		if (vg_opcode_splittable(ops[i]))
 			wr.flags |= VG_WR_INLINE;
 		KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 4096), 0);
 		KUNIT_EXPECT_EQ(test, vg_split_count(&sp), 1U);
@@ -213,11 +214,74 @@ static void split_write_imm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vg_split_remaining(&sp), 0U);
 }
 
+/* The opcode a chunk that is not the last carries. */
+static u8 split_mid_opcode(u8 op)
+{
+	if (op == VG_OP_WRITE_IMM)
+		return VG_OP_WRITE;
+	return op == VG_OP_READ_INV ? VG_OP_READ : op;
+}
+
 /*
  * Longest SGE list of the random test: rdmavt's default max_send_sge. Its
  * longest SGEs (2^24 bytes) then sum below 2^31.
  */
 #define SPLIT_RANDOM_SGE	96U
+
+/*
+ * A READ_WITH_INV of 10000 bytes into one local MR, 4096-byte chunks: the
+ * chunks before the last are plain READs without the rkey to invalidate,
+ * so the MR stays valid until the last chunk's data is placed.
+ */
+static void split_read_inv(struct kunit *test)
+{
+	struct vg_sge sg[2] = {
+		{ .addr = 0x7000, .length = 6000, .lkey = 9 },
+		{ .addr = 0x9000, .length = 4000, .lkey = 9 },
+	};
+	struct vg_wr wr = mkwr(VG_OP_READ_INV, sg, 2);
+	static const u32 len[] = { 4096, 4096, 1808 };
+	struct vg_sge out[ARRAY_SIZE(sg)];
+	struct vg_split sp;
+	struct vg_chunk c;
+	u32 k;
+
+	wr.imm = 9;			/* the MR's rkey, to invalidate */
+	KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 4096), 0);
+	KUNIT_ASSERT_EQ(test, vg_split_count(&sp), 3U);
+	for (k = 0; k < 3; k++) {
+		bool last = k == 2;
+
+		KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+		KUNIT_EXPECT_EQ(test, c.last, last);
+		KUNIT_EXPECT_EQ(test, c.opcode,
+				last ? VG_OP_READ_INV : VG_OP_READ);
+		KUNIT_EXPECT_EQ(test, c.imm, last ? 9U : 0U);
+		KUNIT_EXPECT_EQ(test, c.wr_id, last ? wr.wr_id : 0ULL);
+		KUNIT_EXPECT_EQ(test, c.flags,
+				last ? VG_WR_SIGNALED | VG_WR_SOLICITED : 0U);
+		KUNIT_EXPECT_EQ(test, c.rkey, wr.rkey);
+		KUNIT_EXPECT_EQ(test, c.remote_addr, 0x100000ULL + 4096 * k);
+		KUNIT_EXPECT_EQ(test, c.length, len[k]);
+		if (k != 1)
+			continue;
+		/* The middle chunk: the end of one SGE, the start of the next. */
+		KUNIT_ASSERT_EQ(test, c.num_sge, 2U);
+		KUNIT_EXPECT_EQ(test, out[0].addr, 0x7000ULL + 4096);
+		KUNIT_EXPECT_EQ(test, out[0].length, 1904U);
+		KUNIT_EXPECT_EQ(test, out[1].addr, 0x9000ULL);
+		KUNIT_EXPECT_EQ(test, out[1].length, 2192U);
+	}
+	KUNIT_EXPECT_FALSE(test, vg_split_next(&sp, &c, out));
+
+	/* No longer than a chunk: the WR as it is. */
+	KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 16384), 0);
+	KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+	KUNIT_EXPECT_TRUE(test, c.first && c.last);
+	KUNIT_EXPECT_EQ(test, c.opcode, VG_OP_READ_INV);
+	KUNIT_EXPECT_EQ(test, c.imm, 9U);
+	KUNIT_EXPECT_EQ(test, c.length, 10000U);
+}
 
 /* Cursor over the non-empty bytes of an SGE list, for the property test. */
 struct sge_cursor {
@@ -255,7 +319,8 @@ static bool cursor_take(struct sge_cursor *cur, const struct vg_sge *piece)
 static void split_one_random(struct kunit *test, struct vg_prng *r,
 			     struct vg_sge *sg, struct vg_sge *out)
 {
-	static const u8 ops[] = { VG_OP_WRITE, VG_OP_WRITE_IMM, VG_OP_READ };
+	static const u8 ops[] = { VG_OP_WRITE, VG_OP_WRITE_IMM, VG_OP_READ,
+				  VG_OP_READ_INV };
 	u32 n = vg_prng_range(r, 0, SPLIT_RANDOM_SGE), i, chunk, k = 0;
 	struct sge_cursor cur = { .sg = sg, .n = n };
 	u64 total = 0, seen = 0, remote;
@@ -276,7 +341,7 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 			sg[i].length = vg_prng_range(r, 1, 70000);
 		total += sg[i].length;
 	}
-	wr = mkwr(ops[vg_prng_range(r, 0, 2)], sg, n);
+	wr = mkwr(ops[vg_prng_range(r, 0, ARRAY_SIZE(ops) - 1)], sg, n);
 	wr.flags = vg_prng_next(r) & (VG_WR_FLAGS_ALL & ~VG_WR_INLINE);
 	wr.remote_addr = vg_prng_next(r) >> 1;
 	wr.wr_id = vg_prng_next(r);
@@ -313,8 +378,7 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 		KUNIT_EXPECT_EQ(test, c.flags & VG_WR_FENCE,
 				k == 0 ? wr.flags & VG_WR_FENCE : 0);
 		KUNIT_EXPECT_EQ(test, c.opcode,
-				!last && wr.opcode == VG_OP_WRITE_IMM ?
-				VG_OP_WRITE : wr.opcode);
+				last ? wr.opcode : split_mid_opcode(wr.opcode));
 		seen += c.length;
 		k++;
 	}
@@ -381,12 +445,6 @@ KUNIT_ARRAY_PARAM(split_sges, split_sges_cases, split_sges_desc);
 static u32 split_sges_length(u32 i)
 {
 	return i == 7 ? 0 : 1 + (i * 977 + 301) % 5000;
-}
-
-/* The opcode a chunk that is not the last carries. */
-static u8 split_mid_opcode(u8 op)
-{
-	return op == VG_OP_WRITE_IMM ? VG_OP_WRITE : op;
 }
 
 /*
@@ -502,6 +560,7 @@ static struct kunit_case vg_split_cases[] = {
 	KUNIT_CASE(split_never),
 	KUNIT_CASE(split_zero_length),
 	KUNIT_CASE(split_write_imm),
+	KUNIT_CASE(split_read_inv),
 	KUNIT_CASE(split_random_conserves),
 	KUNIT_CASE_PARAM(split_sges, split_sges_gen_params),
 	{}
