@@ -6,9 +6,10 @@
  * Posts. The owner's WRs are copied (with their SGE lists and any inline
  * payload, which the owner may reuse once ib_post_send() returns) into
  * the QP's queue, in arrival order, and the dispatcher (shaper.c) posts
- * them as chunks: RDMA WRITE, WRITE_WITH_IMM and READ are split by the
- * core splitter, everything else goes whole. Only the last chunk of a WR
- * acts for the owner (its completion, its immediate data). A QP of a
+ * them as chunks: RDMA WRITE, WRITE_WITH_IMM, READ and READ_WITH_INV are
+ * split by the core splitter, everything else goes whole. Only the last
+ * chunk of a WR acts for the owner (its completion, its immediate data,
+ * its invalidation of the local MR). A QP of a
  * latency-class tenant, or of a device whose enforcement is off, or while
  * the module unloads, posts straight to the driver whenever nothing of it
  * is queued or in the driver, so its WRs never wait behind the shaper.
@@ -21,7 +22,9 @@
  * told its send queue has (it cannot have more outstanding); beyond
  * that, or when GFP_ATOMIC memory runs out, ib_post_send() fails with
  * -ENOMEM and *bad_wr names the first WR not taken, as a full send queue
- * does.
+ * does. A WR may have as many SGEs as its send queue's max_send_sge; its
+ * copy holds them, and the room to build its chunks' SGE lists if they
+ * may not fit the shaper's (VG_CHUNK_SGE).
  *
  * Completions. Every chunk the shaper posts carries, as its wr_id, the
  * address of its entry in the QP's ring (one entry per slot of its room),
@@ -118,6 +121,10 @@ static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
 		*vop = VG_OP_READ;
 		*wc = IB_WC_RDMA_READ;
 		return true;
+	case IB_WR_RDMA_READ_WITH_INV:	/* an ib_rdma_wr, split (split.h) */
+		*vop = VG_OP_READ_INV;
+		*wc = IB_WC_RDMA_READ;
+		return true;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		*vop = VG_OP_ATOMIC_CMP_SWP;
 		*wc = IB_WC_COMP_SWAP;
@@ -143,7 +150,7 @@ static bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc)
 static bool vg_opcode_rdma(u8 vop)
 {
 	return vop == VG_OP_WRITE || vop == VG_OP_WRITE_IMM ||
-	       vop == VG_OP_READ;
+	       vop == VG_OP_READ || vop == VG_OP_READ_INV;
 }
 
 static bool vg_opcode_atomic(u8 vop)
@@ -182,36 +189,41 @@ static void vg_pwr_free(struct vg_pwr *p)
 }
 
 /*
- * Copy @wr, its container, SGEs and inline payload. Any context
- * (GFP_ATOMIC). Return: the copy, or NULL with *@err set: -EOPNOTSUPP an
- * opcode the shaper does not model, -EINVAL too many SGEs or a payload
+ * Copy @wr, its container, SGEs and inline payload, for a send queue of
+ * @max_sge SGEs per WR. A WR with more than VG_CHUNK_SGE SGEs gets room
+ * for its chunks' SGEs too (vg_pwr::csge). Any context (GFP_ATOMIC).
+ * Return: the copy, or NULL with *@err set: -EOPNOTSUPP an opcode the
+ * shaper does not model, -EINVAL more SGEs than @max_sge or a payload
  * above 2^31 bytes, -ENOMEM.
  */
-static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, int *err)
+static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
+				  int *err)
 {
+	size_t inl = 0, size, per_sge;
 	enum ib_wc_opcode wco;
-	size_t inl = 0, size;
 	struct vg_pwr *p;
-	u32 i, off = 0;
+	u32 i, n, off = 0;
 	u8 vop;
 
 	if (!vg_opcode_of(wr->opcode, &vop, &wco)) {
 		*err = -EOPNOTSUPP;
 		return NULL;
 	}
-	if (wr->num_sge < 0 || wr->num_sge > VG_MAX_SGE) {
+	if (wr->num_sge < 0 || wr->num_sge > max_sge) {
 		*err = -EINVAL;
 		return NULL;
 	}
+	n = wr->num_sge;
 	if (wr->send_flags & IB_SEND_INLINE)
-		for (i = 0; i < wr->num_sge; i++)
+		for (i = 0; i < n; i++)
 			inl += wr->sg_list[i].length;
 	if (inl > SZ_64K) {
 		*err = -EINVAL;
 		return NULL;
 	}
-	size = sizeof(*p) + wr->num_sge *
-	       (sizeof(struct ib_sge) + sizeof(struct vg_sge)) + inl;
+	/* n <= VG_MAX_SGE (vg_sendq_create()): no overflow. */
+	per_sge = sizeof(struct ib_sge) + sizeof(struct vg_sge);
+	size = sizeof(*p) + n * per_sge * (n > VG_CHUNK_SGE ? 2 : 1) + inl;
 	p = kmalloc(size, GFP_ATOMIC);
 	if (!p) {
 		*err = -ENOMEM;
@@ -219,8 +231,15 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, int *err)
 	}
 	vg_wr_copy(&p->u, wr, vop);
 	p->sge = (struct ib_sge *)(p + 1);
-	p->vsge = (struct vg_sge *)(p->sge + wr->num_sge);
-	p->inline_buf = (u8 *)(p->vsge + wr->num_sge);
+	p->vsge = (struct vg_sge *)(p->sge + n);
+	p->csge = NULL;
+	p->cvsge = NULL;
+	p->inline_buf = (u8 *)(p->vsge + n);
+	if (n > VG_CHUNK_SGE) {
+		p->csge = (struct ib_sge *)p->inline_buf;
+		p->cvsge = (struct vg_sge *)(p->csge + n);
+		p->inline_buf = (u8 *)(p->cvsge + n);
+	}
 	p->length = 0;
 	p->status = IB_WC_SUCCESS;
 	for (i = 0; i < wr->num_sge; i++) {
@@ -253,7 +272,7 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, int *err)
 	}
 	if (vop == VG_OP_WRITE_IMM || vop == VG_OP_SEND_IMM)
 		p->vwr.imm = (__force u32)wr->ex.imm_data;
-	else if (vop == VG_OP_SEND_INV)
+	else if (vop == VG_OP_SEND_INV || vop == VG_OP_READ_INV)
 		p->vwr.imm = wr->ex.invalidate_rkey;
 	if (vg_wr_length(&p->vwr, &p->length)) {
 		kfree(p);
@@ -263,9 +282,13 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, int *err)
 	return p;
 }
 
-/* Under the shaper lock: fill the dispatcher's WR for chunk @c of @p. */
+/*
+ * Under the shaper lock: fill the dispatcher's WR for chunk @c of @p,
+ * with its SGEs in @sge (room for @c->num_sge).
+ */
 static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
-			   const struct vg_chunk *c, bool signal)
+			   const struct vg_chunk *c, struct ib_sge *sge,
+			   bool signal)
 {
 	struct ib_send_wr *w = &sh->wr.wr;
 	int keep = IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE;
@@ -274,15 +297,20 @@ static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 	sh->wr = p->u;
 	w->next = NULL;
 	for (i = 0; i < c->num_sge; i++) {
-		sh->sge[i].addr = c->sg_list[i].addr;
-		sh->sge[i].length = c->sg_list[i].length;
-		sh->sge[i].lkey = c->sg_list[i].lkey;
+		sge[i].addr = c->sg_list[i].addr;
+		sge[i].length = c->sg_list[i].length;
+		sge[i].lkey = c->sg_list[i].lkey;
 	}
-	w->sg_list = sh->sge;
+	w->sg_list = sge;
 	w->num_sge = c->num_sge;
-	/* Earlier chunks of a WRITE_WITH_IMM are plain WRITEs. */
+	/*
+	 * Earlier chunks of a WRITE_WITH_IMM are plain WRITEs, of a
+	 * READ_WITH_INV plain READs: the last chunk alone invalidates.
+	 */
 	if (p->vwr.opcode == VG_OP_WRITE_IMM && c->opcode == VG_OP_WRITE)
 		w->opcode = IB_WR_RDMA_WRITE;
+	else if (p->vwr.opcode == VG_OP_READ_INV && c->opcode == VG_OP_READ)
+		w->opcode = IB_WR_RDMA_READ;
 	if (vg_opcode_rdma(p->vwr.opcode)) {
 		sh->wr.rdma.remote_addr = c->remote_addr;
 		sh->wr.rdma.rkey = c->rkey;
@@ -571,14 +599,15 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 		vg_tenant_count_wait(sq->tenant, now - p->enqueued_ns);
 	}
 	saved = sq->split;
-	vg_split_next(&sq->split, &c, sh->vsge);
+	/* A long SGE list brought its own room (vg_pwr_copy()). */
+	vg_split_next(&sq->split, &c, p->cvsge ?: sh->vsge);
 	split = c.last && vg_split_count(&sq->split) > 1;
 
 	e = vg_sendq_ring_push(sq, p->u.wr.wr_id, c.last,
 			       sq->sig_all ||
 			       (p->u.wr.send_flags & IB_SEND_SIGNALED),
 			       false, &signal);
-	vg_sendq_build(sh, p, &c, signal);
+	vg_sendq_build(sh, p, &c, p->csge ?: sh->sge, signal);
 	sh->wr.wr.wr_id = (uintptr_t)e;
 	if (c.last) {
 		list_del(&p->node);
@@ -724,7 +753,7 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 		return false;
 	for (k = 0, w = wr; w; w = w->next, k++) {
 		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop, &wco) ||
-		    w->num_sge < 0 || w->num_sge > VG_MAX_SGE)
+		    w->num_sge < 0 || w->num_sge > sq->max_sge)
 			return false;
 		for (len = 0, i = 0; i < w->num_sge; i++) {
 			if (w->sg_list[i].length > VG_MAX_MSG - len)
@@ -800,7 +829,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 			ret = -ENOMEM;
 			break;
 		}
-		p = vg_pwr_copy(wr, &ret);
+		p = vg_pwr_copy(wr, sq->max_sge, &ret);
 		if (!p) {
 			/* Unmodelled opcodes go direct when nothing waits. */
 			if (ret == -EOPNOTSUPP && wr == first && !sq->error &&
@@ -1249,6 +1278,14 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 						VERBSGATE_QP_REASON_NO_SHAPER);
 		return NULL;
 	}
+	/* The glue sizes each WR's copy by its own list (vg_pwr_copy()). */
+	if (attr->cap.max_send_sge > VG_MAX_SGE) {
+		WRITE_ONCE(q->unshaped, VERBSGATE_QP_REASON_SGE_LIMIT);
+		pr_warn_ratelimited("%s: QP %u is not shaped: %u SGEs per WR, verbsgate handles %u\n",
+				    sh->dev->name, qp->qp_num,
+				    attr->cap.max_send_sge, VG_MAX_SGE);
+		return NULL;
+	}
 	/* Without the room asked for, direct WRs may crowd out chunks. */
 	if (extra && size >= asked + extra) {
 		depth = extra;
@@ -1276,6 +1313,7 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	sq->reserved = extra > 0;
 	sq->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sq->send_cq = qp->send_cq;
+	sq->max_sge = attr->cap.max_send_sge;
 
 	rcu_read_lock();
 	t = rcu_dereference(q->tenant);

@@ -31,6 +31,15 @@ struct vg_qp_table;
 #define VG_SHAPER_MAX_QPS	16384U
 /* Chunks one dispatcher run posts before it yields to the hrtimer. */
 #define VG_SHAPER_BUDGET	64U
+/*
+ * SGEs of a chunk the dispatcher builds in the shaper's own buffers
+ * (vg_shaper::sge, ::vsge). A WR with a longer list (up to its QP's
+ * max_send_sge) carries buffers for its chunks in its own copy
+ * (vg_pwr::csge, ::cvsge): ULPs' WRs have a few SGEs, so the shaper and
+ * every QP stay small and only the rare long list pays, for as long as
+ * it is queued.
+ */
+#define VG_CHUNK_SGE		32U
 
 /* A send WR in the container its opcode implies. */
 union vg_send_wr {
@@ -65,6 +74,9 @@ struct vg_ring_ent {
  * @length: payload bytes
  * @sge: copies of the owner's SGEs
  * @vsge: the same, in the core's format
+ * @csge: room to build a chunk's SGEs, if the WR has more than
+ *	VG_CHUNK_SGE of them; NULL otherwise (the shaper's are used)
+ * @cvsge: the same, for the splitter's output
  * @inline_buf: payload of an inline WR
  */
 struct vg_pwr {
@@ -76,6 +88,8 @@ struct vg_pwr {
 	u32 length;
 	struct ib_sge *sge;
 	struct vg_sge *vsge;
+	struct ib_sge *csge;
+	struct vg_sge *cvsge;
 	u8 *inline_buf;
 };
 
@@ -113,6 +127,8 @@ struct vg_pwr {
  *	which matters unless @reserved
  * @unsignaled: chunks posted unsignaled since the last signaled one
  * @sig_all: the QP signals every WR (IB_SIGNAL_ALL_WR)
+ * @max_sge: the send queue's max_send_sge, as the driver set it; a WR
+ *	with more SGEs is refused as the driver refuses it
  * @error: the QP is in error: WRs are flushed, not posted
  * @blocked: the send queue is full; the QP waits for completions
  * @first_err: the first error status of a chunk the owner did not see
@@ -161,6 +177,7 @@ struct vg_sendq {
 	u32 extra_retired;
 	u32 unsignaled;
 	bool sig_all;
+	u32 max_sge;
 	bool error;
 	bool blocked;
 	enum ib_wc_status first_err;
@@ -209,8 +226,8 @@ struct vg_sendq {
  *	queue is empty
  * @draining: unload: post everything at once, shape nothing new
  * @wr: the dispatcher's chunk, built here (one dispatcher at a time)
- * @sge: SGEs of @wr
- * @vsge: the splitter's SGEs of the chunk
+ * @sge: SGEs of @wr, for chunks of up to VG_CHUNK_SGE SGEs
+ * @vsge: the splitter's SGEs of the chunk, likewise
  * @active: the shaper was set up (the device can post)
  */
 struct vg_shaper {
@@ -240,8 +257,8 @@ struct vg_shaper {
 	wait_queue_head_t idle_wq;
 	bool draining;
 	union vg_send_wr wr;
-	struct ib_sge sge[VG_MAX_SGE];
-	struct vg_sge vsge[VG_MAX_SGE];
+	struct ib_sge sge[VG_CHUNK_SGE];
+	struct vg_sge vsge[VG_CHUNK_SGE];
 	bool active;
 };
 

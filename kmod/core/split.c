@@ -9,7 +9,7 @@ int vg_wr_length(const struct vg_wr *wr, u32 *len)
 	u64 sum = 0;
 	u32 i;
 
-	/* At most VG_MAX_SGE (32) terms below 2^32 each: no u64 overflow. */
+	/* At most VG_MAX_SGE (1024) terms below 2^32 each: no u64 overflow. */
 	for (i = 0; i < wr->num_sge; i++)
 		sum += wr->sg_list[i].length;
 	if (sum > VG_MAX_MSG)
@@ -135,8 +135,7 @@ bool vg_split_next(struct vg_split *sp, struct vg_chunk *c,
 	} else {
 		c->wr_id = 0;
 		c->imm = 0;
-		c->opcode = wr->opcode == VG_OP_WRITE_IMM ? VG_OP_WRITE :
-							     wr->opcode;
+		c->opcode = vg_opcode_mid(wr->opcode);
 	}
 	sp->done += want;
 	sp->emitted++;

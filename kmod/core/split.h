@@ -4,11 +4,12 @@
  *
  * Turns one work request into chunks of at most @chunk_size bytes so the
  * scheduler can interleave tenants at chunk granularity (Justitia §4.4,
- * §5.1). RDMA WRITE, WRITE_WITH_IMM and READ are split; SEND, SEND_WITH_IMM,
- * SEND_WITH_INV, atomics, inline WRs, LOCAL_INV and REG_MR never are (a SEND
- * is one receive at the peer; an inline payload is copied at post time;
- * atomics and memory-registration WRs have no divisible payload): they come
- * out as one chunk identical to the WR and are charged whole.
+ * §5.1). RDMA WRITE, WRITE_WITH_IMM, READ and READ_WITH_INV are split;
+ * SEND, SEND_WITH_IMM, SEND_WITH_INV, atomics, inline WRs, LOCAL_INV and
+ * REG_MR never are (a SEND is one receive at the peer; an inline payload is
+ * copied at post time; atomics and memory-registration WRs have no
+ * divisible payload): they come out as one chunk identical to the WR and
+ * are charged whole.
  *
  * For a split WR:
  *  - chunk k covers message bytes [k * chunk_size, min((k + 1) * chunk_size,
@@ -20,6 +21,15 @@
  *    plain WRITEs, so the peer consumes exactly one receive); the others
  *    carry wr_id 0 and no completion flags. FENCE stays on the first chunk,
  *    which is where the WR's ordering point is.
+ *  - likewise only the last chunk of a READ_WITH_INV keeps the opcode and
+ *    the rkey to invalidate (@imm); earlier chunks are plain READs into
+ *    the same local MR. The device invalidates the MR once the last
+ *    chunk's data is placed, and a send queue's READs complete in order,
+ *    so the MR stays valid for every chunk and is invalidated only after
+ *    the whole read, as the unsplit WR would have it. Passing the WR
+ *    through unsplit would be correct too, but it is a bulk transfer
+ *    (rdma_rw reads through a registered MR on iWARP devices, up to
+ *    megabytes) that the scheduler must be able to interleave.
  * A WR no longer than @chunk_size, including a zero-length one, is passed
  * through as one chunk unchanged.
  *
@@ -97,8 +107,10 @@ int vg_split_init(struct vg_split *sp, const struct vg_wr *wr, u32 chunk_size);
  * vg_split_next() - produce the next chunk
  * @sp: iterator initialized by vg_split_init()
  * @c: the chunk
- * @sge_buf: room for at least @sp->wr->num_sge SGEs (VG_MAX_SGE always
- *	suffices); @c->sg_list points here
+ * @sge_buf: room for @sp->wr->num_sge SGEs; @c->sg_list points here.
+ *	A chunk never has more SGEs than its WR: it covers one contiguous
+ *	range of the message, so each SGE of the WR gives it at most one
+ *	piece. Nothing beyond @c->num_sge entries is written.
  *
  * Cost: O(SGEs in the chunk). Any context.
  * Return: true if @c was filled, false once all chunks have been produced.
@@ -131,7 +143,26 @@ static inline u32 vg_split_remaining(const struct vg_split *sp)
 static inline bool vg_opcode_splittable(u8 opcode)
 {
 	return opcode == VG_OP_WRITE || opcode == VG_OP_WRITE_IMM ||
-	       opcode == VG_OP_READ;
+	       opcode == VG_OP_READ || opcode == VG_OP_READ_INV;
+}
+
+/**
+ * vg_opcode_mid() - opcode of a split WR's chunks before the last
+ * @opcode: enum vg_opcode of the WR, splittable
+ *
+ * The immediate data of a WRITE_WITH_IMM and the invalidation of a
+ * READ_WITH_INV belong to the last chunk only.
+ */
+static inline u8 vg_opcode_mid(u8 opcode)
+{
+	switch (opcode) {
+	case VG_OP_WRITE_IMM:
+		return VG_OP_WRITE;
+	case VG_OP_READ_INV:
+		return VG_OP_READ;
+	default:
+		return opcode;
+	}
 }
 
 #endif /* _VG_CORE_SPLIT_H */

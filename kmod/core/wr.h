@@ -20,6 +20,7 @@ enum vg_opcode {
 	VG_OP_SEND_IMM,
 	VG_OP_SEND_INV,
 	VG_OP_READ,
+	VG_OP_READ_INV,		/* invalidates the local MR of rkey @imm */
 	VG_OP_ATOMIC_CMP_SWP,
 	VG_OP_ATOMIC_FETCH_ADD,
 	VG_OP_LOCAL_INV,
@@ -35,8 +36,13 @@ enum vg_opcode {
 #define VG_WR_FLAGS_ALL		(VG_WR_SIGNALED | VG_WR_SOLICITED | \
 				 VG_WR_INLINE | VG_WR_FENCE)
 
-/* Most SGEs per WR the core accepts (rxe allows 32, mlx5 30). */
-#define VG_MAX_SGE		32U
+/*
+ * Most SGEs per WR the core accepts: a sanity bound above what devices
+ * offer (mlx5 30, rxe 32 or more with inline room, rdmavt 96 by default).
+ * The core keeps no array of this size; the glue checks each WR against
+ * its QP's own max_send_sge.
+ */
+#define VG_MAX_SGE		1024U
 /* Longest message: 2^31 bytes, the InfiniBand architecture's limit. */
 #define VG_MAX_MSG		BIT(31)
 

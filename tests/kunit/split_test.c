@@ -32,11 +32,13 @@ static int init_err(const struct vg_wr *wr, u32 chunk)
 
 static void split_bad_input(struct kunit *test)
 {
-	struct vg_sge sg[VG_MAX_SGE + 1];
+	struct vg_sge *sg = kunit_kcalloc(test, VG_MAX_SGE + 1, sizeof(*sg),
+					  GFP_KERNEL);
 	struct vg_wr wr;
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(sg); i++)
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+	for (i = 0; i < VG_MAX_SGE + 1; i++)
 		sg[i] = (struct vg_sge){ .addr = 0x1000, .length = 4096 };
 
 	wr = mkwr(VG_OP_WRITE, sg, 1);
@@ -94,13 +96,14 @@ static void split_never(struct kunit *test)
 	static const u8 ops[] = { VG_OP_SEND, VG_OP_SEND_IMM, VG_OP_SEND_INV,
 				  VG_OP_ATOMIC_CMP_SWP,
 				  VG_OP_ATOMIC_FETCH_ADD, VG_OP_LOCAL_INV,
-				  VG_OP_REG_MR, VG_OP_WRITE, VG_OP_READ };
+				  VG_OP_REG_MR, VG_OP_WRITE, VG_OP_READ,
+				  VG_OP_READ_INV };
 	struct vg_sge sg[3] = {
 		{ .addr = 0x10000, .length = 1 << 20, .lkey = 1 },
 		{ .addr = 0x900000, .length = 0, .lkey = 2 },
 		{ .addr = 0x200000, .length = 5000, .lkey = 3 },
 	};
-	struct vg_sge out[VG_MAX_SGE];
+	struct vg_sge out[ARRAY_SIZE(sg)];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
@@ -108,7 +111,7 @@ static void split_never(struct kunit *test)
 		struct vg_split sp;
 		struct vg_chunk c;
 
-		if (ops[i] == VG_OP_WRITE || ops[i] == VG_OP_READ)
+		if (vg_opcode_splittable(ops[i]))
 			wr.flags |= VG_WR_INLINE;
 		KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 4096), 0);
 		KUNIT_EXPECT_EQ(test, vg_split_count(&sp), 1U);
@@ -129,7 +132,7 @@ static void split_never(struct kunit *test)
 static void split_zero_length(struct kunit *test)
 {
 	struct vg_sge sg = { .addr = 0x1000, .length = 0, .lkey = 5 };
-	struct vg_sge out[VG_MAX_SGE];
+	struct vg_sge out[1];
 	struct vg_wr wr[2];
 	unsigned int i;
 
@@ -162,7 +165,7 @@ static void split_write_imm(struct kunit *test)
 		{ .addr = 0xc000, .length = 5000, .lkey = 3 },
 	};
 	struct vg_wr wr = mkwr(VG_OP_WRITE_IMM, sg, 3);
-	struct vg_sge out[VG_MAX_SGE];
+	struct vg_sge out[ARRAY_SIZE(sg)];
 	struct vg_split sp;
 	struct vg_chunk c;
 
@@ -211,6 +214,75 @@ static void split_write_imm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vg_split_remaining(&sp), 0U);
 }
 
+/* The opcode a chunk that is not the last carries. */
+static u8 split_mid_opcode(u8 op)
+{
+	if (op == VG_OP_WRITE_IMM)
+		return VG_OP_WRITE;
+	return op == VG_OP_READ_INV ? VG_OP_READ : op;
+}
+
+/*
+ * Longest SGE list of the random test: rdmavt's default max_send_sge. Its
+ * longest SGEs (2^24 bytes) then sum below 2^31.
+ */
+#define SPLIT_RANDOM_SGE	96U
+
+/*
+ * A READ_WITH_INV of 10000 bytes into one local MR, 4096-byte chunks: the
+ * chunks before the last are plain READs without the rkey to invalidate,
+ * so the MR stays valid until the last chunk's data is placed.
+ */
+static void split_read_inv(struct kunit *test)
+{
+	struct vg_sge sg[2] = {
+		{ .addr = 0x7000, .length = 6000, .lkey = 9 },
+		{ .addr = 0x9000, .length = 4000, .lkey = 9 },
+	};
+	struct vg_wr wr = mkwr(VG_OP_READ_INV, sg, 2);
+	static const u32 len[] = { 4096, 4096, 1808 };
+	struct vg_sge out[ARRAY_SIZE(sg)];
+	struct vg_split sp;
+	struct vg_chunk c;
+	u32 k;
+
+	wr.imm = 9;			/* the MR's rkey, to invalidate */
+	KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 4096), 0);
+	KUNIT_ASSERT_EQ(test, vg_split_count(&sp), 3U);
+	for (k = 0; k < 3; k++) {
+		bool last = k == 2;
+
+		KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+		KUNIT_EXPECT_EQ(test, c.last, last);
+		KUNIT_EXPECT_EQ(test, c.opcode,
+				last ? VG_OP_READ_INV : VG_OP_READ);
+		KUNIT_EXPECT_EQ(test, c.imm, last ? 9U : 0U);
+		KUNIT_EXPECT_EQ(test, c.wr_id, last ? wr.wr_id : 0ULL);
+		KUNIT_EXPECT_EQ(test, c.flags,
+				last ? VG_WR_SIGNALED | VG_WR_SOLICITED : 0U);
+		KUNIT_EXPECT_EQ(test, c.rkey, wr.rkey);
+		KUNIT_EXPECT_EQ(test, c.remote_addr, 0x100000ULL + 4096 * k);
+		KUNIT_EXPECT_EQ(test, c.length, len[k]);
+		if (k != 1)
+			continue;
+		/* The middle chunk: the end of one SGE, the start of the next. */
+		KUNIT_ASSERT_EQ(test, c.num_sge, 2U);
+		KUNIT_EXPECT_EQ(test, out[0].addr, 0x7000ULL + 4096);
+		KUNIT_EXPECT_EQ(test, out[0].length, 1904U);
+		KUNIT_EXPECT_EQ(test, out[1].addr, 0x9000ULL);
+		KUNIT_EXPECT_EQ(test, out[1].length, 2192U);
+	}
+	KUNIT_EXPECT_FALSE(test, vg_split_next(&sp, &c, out));
+
+	/* No longer than a chunk: the WR as it is. */
+	KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, 16384), 0);
+	KUNIT_ASSERT_TRUE(test, vg_split_next(&sp, &c, out));
+	KUNIT_EXPECT_TRUE(test, c.first && c.last);
+	KUNIT_EXPECT_EQ(test, c.opcode, VG_OP_READ_INV);
+	KUNIT_EXPECT_EQ(test, c.imm, 9U);
+	KUNIT_EXPECT_EQ(test, c.length, 10000U);
+}
+
 /* Cursor over the non-empty bytes of an SGE list, for the property test. */
 struct sge_cursor {
 	const struct vg_sge *sg;
@@ -247,8 +319,9 @@ static bool cursor_take(struct sge_cursor *cur, const struct vg_sge *piece)
 static void split_one_random(struct kunit *test, struct vg_prng *r,
 			     struct vg_sge *sg, struct vg_sge *out)
 {
-	static const u8 ops[] = { VG_OP_WRITE, VG_OP_WRITE_IMM, VG_OP_READ };
-	u32 n = vg_prng_range(r, 0, VG_MAX_SGE), i, chunk, k = 0;
+	static const u8 ops[] = { VG_OP_WRITE, VG_OP_WRITE_IMM, VG_OP_READ,
+				  VG_OP_READ_INV };
+	u32 n = vg_prng_range(r, 0, SPLIT_RANDOM_SGE), i, chunk, k = 0;
 	struct sge_cursor cur = { .sg = sg, .n = n };
 	u64 total = 0, seen = 0, remote;
 	struct vg_split sp;
@@ -268,7 +341,7 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 			sg[i].length = vg_prng_range(r, 1, 70000);
 		total += sg[i].length;
 	}
-	wr = mkwr(ops[vg_prng_range(r, 0, 2)], sg, n);
+	wr = mkwr(ops[vg_prng_range(r, 0, ARRAY_SIZE(ops) - 1)], sg, n);
 	wr.flags = vg_prng_next(r) & (VG_WR_FLAGS_ALL & ~VG_WR_INLINE);
 	wr.remote_addr = vg_prng_next(r) >> 1;
 	wr.wr_id = vg_prng_next(r);
@@ -305,8 +378,7 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 		KUNIT_EXPECT_EQ(test, c.flags & VG_WR_FENCE,
 				k == 0 ? wr.flags & VG_WR_FENCE : 0);
 		KUNIT_EXPECT_EQ(test, c.opcode,
-				!last && wr.opcode == VG_OP_WRITE_IMM ?
-				VG_OP_WRITE : wr.opcode);
+				last ? wr.opcode : split_mid_opcode(wr.opcode));
 		seen += c.length;
 		k++;
 	}
@@ -321,13 +393,166 @@ static void split_one_random(struct kunit *test, struct vg_prng *r,
 
 static void split_random_conserves(struct kunit *test)
 {
-	struct vg_sge sg[VG_MAX_SGE], out[VG_MAX_SGE];
+	struct vg_sge *sg = kunit_kcalloc(test, SPLIT_RANDOM_SGE, sizeof(*sg),
+					  GFP_KERNEL);
+	struct vg_sge *out = kunit_kcalloc(test, SPLIT_RANDOM_SGE,
+					   sizeof(*out), GFP_KERNEL);
 	struct vg_prng r;
 	int iter;
 
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
 	vg_prng_seed(&r, 0x5917);
 	for (iter = 0; iter < 2000; iter++)
 		split_one_random(test, &r, sg, out);
+}
+
+/*
+ * SGE lists of a given length, every opcode: each chunk's SGEs are exactly
+ * the pieces of the WR's list under its byte range, and the chunks cover
+ * the WR exactly once. Lists longer than 32 SGEs are what rdmavt (96 by
+ * default) and rxe (more with inline room) accept.
+ */
+struct split_sges_case {
+	const char *name;
+	u32 nsge;
+	const u32 *lengths;	/* NULL: split_sges_length() */
+	u32 chunk;
+};
+
+static const u32 split_sges_3[] = { 4097, 1, 65536 };
+
+static const struct split_sges_case split_sges_cases[] = {
+	{ "1 SGE", 1, NULL, 4096 },
+	{ "3 SGEs (4097, 1, 65536 bytes)", 3, split_sges_3, 4096 },
+	{ "3 SGEs (4097, 1, 65536 bytes)", 3, split_sges_3, 1 },
+	{ "32 SGEs", 32, NULL, 4096 },
+	{ "33 SGEs", 33, NULL, 4096 },
+	{ "33 SGEs", 33, NULL, 1U << 20 },
+	{ "96 SGEs", 96, NULL, 4096 },
+	{ "96 SGEs", 96, NULL, 65536 },
+};
+
+static void split_sges_desc(const struct split_sges_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s, chunk %u", c->name,
+		 c->chunk);
+}
+
+KUNIT_ARRAY_PARAM(split_sges, split_sges_cases, split_sges_desc);
+
+/* Varied lengths, not multiples of the chunk; the 8th SGE is empty. */
+static u32 split_sges_length(u32 i)
+{
+	return i == 7 ? 0 : 1 + (i * 977 + 301) % 5000;
+}
+
+/*
+ * Check chunk @c against message bytes [@from, @from + @c->length) of
+ * @sg: the pieces of the SGEs under that range, in order, empty ones left
+ * out. Return: the bytes the pieces cover.
+ */
+static u64 split_check_pieces(struct kunit *test, const struct vg_sge *sg,
+			      u32 n, const struct vg_chunk *c, u64 from)
+{
+	u64 to = from + c->length, off = 0, covered = 0;
+	u32 i, k = 0;
+
+	for (i = 0; i < n; off += sg[i].length, i++) {
+		u64 a = max(from, off), b = min(to, off + sg[i].length);
+
+		if (a >= b)
+			continue;
+		KUNIT_ASSERT_LT_MSG(test, k, c->num_sge, "SGE %u missing", i);
+		KUNIT_EXPECT_EQ(test, c->sg_list[k].addr, sg[i].addr + (a - off));
+		KUNIT_EXPECT_EQ(test, c->sg_list[k].length, (u32)(b - a));
+		KUNIT_EXPECT_EQ(test, c->sg_list[k].lkey, sg[i].lkey);
+		covered += c->sg_list[k].length;
+		k++;
+	}
+	KUNIT_EXPECT_EQ(test, k, c->num_sge);
+	return covered;
+}
+
+static void split_sges(struct kunit *test)
+{
+	const struct split_sges_case *tc = test->param_value;
+	struct vg_sge *sg, *out;
+	u64 total = 0;
+	u32 i;
+	u8 op;
+
+	sg = kunit_kcalloc(test, tc->nsge, sizeof(*sg), GFP_KERNEL);
+	/* One entry more than the WR has: a canary nothing may write. */
+	out = kunit_kcalloc(test, tc->nsge + 1, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	for (i = 0; i < tc->nsge; i++) {
+		sg[i].addr = 0x10000000ULL * (i + 1) + 3 * i;
+		sg[i].length = tc->lengths ? tc->lengths[i] :
+					     split_sges_length(i);
+		sg[i].lkey = 100 + i;
+		total += sg[i].length;
+	}
+
+	for (op = 0; op < VG_OP_NR; op++) {
+		struct vg_wr wr = mkwr(op, sg, tc->nsge);
+		bool split = vg_opcode_splittable(op) && total > tc->chunk;
+		u64 seen = 0;
+		struct vg_split sp;
+		struct vg_chunk c;
+		u32 k = 0;
+
+		wr.flags |= VG_WR_FENCE;
+		out[tc->nsge] = (struct vg_sge){ 0xdead, 0xbeef, 0xcafe };
+		KUNIT_ASSERT_EQ(test, vg_split_init(&sp, &wr, tc->chunk), 0);
+		KUNIT_EXPECT_EQ(test, vg_split_count(&sp),
+				split ? (u32)DIV_ROUND_UP(total, tc->chunk) :
+					1U);
+		while (vg_split_next(&sp, &c, out)) {
+			bool last = k + 1 == vg_split_count(&sp);
+
+			KUNIT_ASSERT_LE(test, c.num_sge, tc->nsge);
+			KUNIT_EXPECT_PTR_EQ(test, c.sg_list, out);
+			KUNIT_EXPECT_EQ(test, c.first, k == 0);
+			KUNIT_EXPECT_EQ(test, c.last, last);
+			KUNIT_EXPECT_EQ(test, c.opcode,
+					last ? op : split_mid_opcode(op));
+			KUNIT_EXPECT_EQ(test, c.wr_id, last ? wr.wr_id : 0);
+			KUNIT_EXPECT_EQ(test, c.imm, last ? wr.imm : 0);
+			KUNIT_EXPECT_EQ(test, c.rkey, wr.rkey);
+			if (!split) {
+				/* Whole: the list as it is, empty SGEs too. */
+				KUNIT_ASSERT_EQ(test, c.num_sge, tc->nsge);
+				KUNIT_EXPECT_EQ(test, memcmp(out, sg, tc->nsge *
+							     sizeof(*sg)), 0);
+				KUNIT_EXPECT_EQ(test, c.flags, wr.flags);
+				KUNIT_EXPECT_EQ(test, c.length, (u32)total);
+				KUNIT_EXPECT_EQ(test, c.remote_addr,
+						wr.remote_addr);
+			} else {
+				KUNIT_EXPECT_EQ(test, c.length,
+						(u32)min_t(u64, tc->chunk,
+							   total - seen));
+				KUNIT_EXPECT_EQ(test, c.remote_addr,
+						wr.remote_addr + seen);
+				KUNIT_EXPECT_EQ(test,
+						split_check_pieces(test, sg,
+								   tc->nsge,
+								   &c, seen),
+						(u64)c.length);
+			}
+			seen += c.length;
+			k++;
+		}
+		/* Every byte exactly once; nothing past the chunk's list. */
+		KUNIT_EXPECT_EQ(test, seen, total);
+		KUNIT_EXPECT_EQ(test, k, vg_split_count(&sp));
+		KUNIT_EXPECT_EQ(test, vg_split_remaining(&sp), 0U);
+		KUNIT_EXPECT_EQ(test, out[tc->nsge].addr, 0xdeadULL);
+		KUNIT_EXPECT_EQ(test, out[tc->nsge].length, 0xbeefU);
+		KUNIT_EXPECT_EQ(test, out[tc->nsge].lkey, 0xcafeU);
+	}
 }
 
 static struct kunit_case vg_split_cases[] = {
@@ -335,7 +560,9 @@ static struct kunit_case vg_split_cases[] = {
 	KUNIT_CASE(split_never),
 	KUNIT_CASE(split_zero_length),
 	KUNIT_CASE(split_write_imm),
+	KUNIT_CASE(split_read_inv),
 	KUNIT_CASE(split_random_conserves),
+	KUNIT_CASE_PARAM(split_sges, split_sges_gen_params),
 	{}
 };
 

@@ -244,6 +244,8 @@ enum verbsgate_qp_reason {
 	VERBSGATE_QP_REASON_QP_LIMIT,
 	/* it had no tenant when created */
 	VERBSGATE_QP_REASON_NO_TENANT,
+	/* its WRs may carry more SGEs than verbsgate handles (VG_MAX_SGE) */
+	VERBSGATE_QP_REASON_SGE_LIMIT,
 
 	__VERBSGATE_QP_REASON_MAX,
 	VERBSGATE_QP_REASON_MAX = __VERBSGATE_QP_REASON_MAX - 1

@@ -117,21 +117,22 @@ TEST(Split, BadInput) {
 
 TEST(Split, LargestMessageAcrossSges) {
   // 2^31 bytes over 32 SGEs, the last one ending at the top of memory.
-  std::vector<vg_sge> sg(VG_MAX_SGE);
-  for (u32 i = 0; i < VG_MAX_SGE; i++)
+  const u32 n = 32;
+  std::vector<vg_sge> sg(n);
+  for (u32 i = 0; i < n; i++)
     sg[i] = vg_sge{0x100000000ull * (i + 1), 1u << 26, i};
   sg.back().addr = UINT64_MAX - (1u << 26) + 1;
   vg_wr wr{};
   wr.opcode = VG_OP_READ;
   wr.sg_list = sg.data();
-  wr.num_sge = VG_MAX_SGE;
+  wr.num_sge = n;
   wr.remote_addr = UINT64_MAX - VG_MAX_MSG + 1;
   wr.wr_id = 42;
   wr.flags = VG_WR_SIGNALED;
   vg_split sp;
   ASSERT_EQ(vg_split_init(&sp, &wr, 3000000), 0);
   vg_chunk c;
-  vg_sge out[VG_MAX_SGE];
+  vg_sge out[n];
   u64 bytes = 0, chunks = 0, remote = wr.remote_addr;
   while (vg_split_next(&sp, &c, out)) {
     EXPECT_EQ(c.remote_addr, remote);

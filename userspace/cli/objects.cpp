@@ -204,7 +204,7 @@ std::string qp_reason_name(uint32_t r)
 {
 	static const char *const names[] = {
 		"none", "user-qp", "qp-type", "no-shaper", "no-send-queue",
-		"no-memory", "qp-limit", "no-tenant",
+		"no-memory", "qp-limit", "no-tenant", "sge-limit",
 	};
 
 	return r < std::size(names) ? names[r] : std::to_string(r);

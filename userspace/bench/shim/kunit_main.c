@@ -64,14 +64,16 @@ static void vg_kunit_free(struct kunit *test)
 	}
 }
 
-/* Runs one case; returns 1 if it failed. */
-static int vg_kunit_run_case(struct kunit_suite *suite, struct kunit_case *c)
+/* Runs one case with parameter @param; returns 1 if it failed. */
+static int vg_kunit_run_one(struct kunit_suite *suite, struct kunit_case *c,
+			    const void *param, const char *desc)
 {
 	/* static: its contents stay defined across longjmp() */
 	static struct kunit test;
 
 	memset(&test, 0, sizeof(test));
 	test.name = c->name;
+	test.param_value = param;
 	if (!setjmp(test.abort)) {
 		if (!suite->init || !suite->init(&test))
 			c->run_case(&test);
@@ -79,7 +81,28 @@ static int vg_kunit_run_case(struct kunit_suite *suite, struct kunit_case *c)
 	if (suite->exit)
 		suite->exit(&test);
 	vg_kunit_free(&test);
+	if (c->generate_params)
+		printf("        %s %s\n", test.failed ? "not ok" : "ok", desc);
 	return test.failed;
+}
+
+/* Runs a case, once per parameter if it has any; returns 1 if one failed. */
+static int vg_kunit_run_case(struct kunit_suite *suite, struct kunit_case *c)
+{
+	char desc[KUNIT_PARAM_DESC_SIZE];
+	const void *param = NULL;
+	int failed = 0;
+
+	if (!c->generate_params)
+		return vg_kunit_run_one(suite, c, NULL, "");
+	for (;;) {
+		desc[0] = 0;
+		param = c->generate_params(param, desc);
+		if (!param)
+			break;
+		failed |= vg_kunit_run_one(suite, c, param, desc);
+	}
+	return failed;
 }
 
 int main(int argc, char **argv)

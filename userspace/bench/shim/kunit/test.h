@@ -21,16 +21,20 @@ struct kunit_res {
 	void *ptr;
 };
 
+#define KUNIT_PARAM_DESC_SIZE	128
+
 struct kunit {
 	const char *name;
 	int failed;
 	jmp_buf abort;
 	struct kunit_res *res;
+	const void *param_value;
 };
 
 struct kunit_case {
 	void (*run_case)(struct kunit *test);
 	const char *name;
+	const void *(*generate_params)(const void *prev, char *desc);
 };
 
 struct kunit_suite {
@@ -41,6 +45,23 @@ struct kunit_suite {
 };
 
 #define KUNIT_CASE(fn)	{ .run_case = fn, .name = #fn }
+#define KUNIT_CASE_PARAM(fn, gen) \
+	{ .run_case = fn, .name = #fn, .generate_params = gen }
+
+/* As in KUnit: one run of the case per element of @array. */
+#define KUNIT_ARRAY_PARAM(name, array, get_desc)			\
+	static const void *name##_gen_params(const void *prev, char *desc) \
+	{								\
+		__typeof__((array)[0]) *next_ = prev ?			\
+			((__typeof__(next_))prev) + 1 : (array);	\
+		void (*get_desc_)(__typeof__(next_), char *) = get_desc; \
+									\
+		if (next_ - (array) >= (long)ARRAY_SIZE(array))	\
+			return NULL;					\
+		if (get_desc_)						\
+			get_desc_(next_, desc);				\
+		return next_;						\
+	}
 
 void vg_kunit_register(struct kunit_suite **suites, size_t n);
 void *kunit_kmalloc_array(struct kunit *test, size_t n, size_t size, int gfp);
