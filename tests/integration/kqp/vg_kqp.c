@@ -20,12 +20,12 @@
  * Never load it outside the test bed.
  */
 #include <linux/delay.h>
-#include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+
+#include "vg_kconn.h"
 
 static char *dev = "rxe0";
 module_param(dev, charp, 0444);
@@ -45,6 +45,7 @@ MODULE_PARM_DESC(size, "bytes per RDMA WRITE");
 /* One round: a PD, a CQ, two connected QPs and the buffers they move. */
 struct vg_kqp_round {
 	struct ib_device *ibdev;
+	struct vg_kconn_addr where;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp[2];
@@ -65,83 +66,6 @@ static void vg_kqp_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_inc(&r->stray);
 	else
 		atomic_inc(&r->seen[i]);
-}
-
-/*
- * Process context. The sgid of @r's device: its IPv4-mapped RoCE v2 GID,
- * and the MAC of its netdev (kernel QPs get no address resolution).
- */
-static int vg_kqp_gid(struct vg_kqp_round *r, struct rdma_ah_attr *ah)
-{
-	const struct ib_gid_attr *attr;
-	struct net_device *ndev;
-	union ib_gid gid;
-	u32 i;
-
-	for (i = 0; i < r->ibdev->port_data[1].immutable.gid_tbl_len; i++) {
-		attr = rdma_get_gid_attr(r->ibdev, 1, i);
-		if (IS_ERR(attr))
-			continue;
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
-			ah->type = rdma_ah_find_type(r->ibdev, 1);
-			rdma_ah_set_port_num(ah, 1);
-			gid = attr->gid;
-			rdma_ah_set_grh(ah, &gid, 0, i, 1, 0);
-			rcu_read_lock();
-			ndev = rdma_read_gid_attr_ndev_rcu(attr);
-			if (!IS_ERR(ndev))
-				ether_addr_copy(ah->roce.dmac, ndev->dev_addr);
-			rcu_read_unlock();
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		rdma_put_gid_attr(attr);
-	}
-	pr_err("vg_kqp: %s has no IPv4 RoCE v2 GID\n", dev);
-	return -ENODEV;
-}
-
-/* Process context: RESET -> INIT -> RTR -> RTS, connected to @peer. */
-static int vg_kqp_connect(struct vg_kqp_round *r, struct ib_qp *qp,
-			  struct ib_qp *peer)
-{
-	struct ib_qp_attr a = {
-		.qp_state = IB_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
-				   IB_ACCESS_REMOTE_READ |
-				   IB_ACCESS_LOCAL_WRITE,
-	};
-	int ret;
-
-	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	ret = vg_kqp_gid(r, &a.ah_attr);
-	if (ret)
-		return ret;
-	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
-			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* Process context: free what vg_kqp_setup() made. */
@@ -218,8 +142,11 @@ static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 			return ret;
 		}
 	}
-	ret = vg_kqp_connect(r, r->qp[0], r->qp[1]);
-	return ret ?: vg_kqp_connect(r, r->qp[1], r->qp[0]);
+	ret = vg_kconn_addr(r->ibdev, 1, &r->where);
+	if (!ret)
+		ret = vg_kconn_connect(r->qp[0], r->qp[1]->qp_num, &r->where, 1);
+	return ret ?: vg_kconn_connect(r->qp[1], r->qp[0]->qp_num, &r->where,
+				       1);
 }
 
 /* Process context: @wrs signaled WRITEs from buffer 0 to buffer 1. */

@@ -27,14 +27,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include <linux/etherdevice.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+
+#include "vg_kconn.h"
 
 static char *dev = "rxe0";
 module_param(dev, charp, 0444);
@@ -63,9 +62,7 @@ struct vg_rcpair {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp[2];
-	union ib_gid gid;
-	u8 gid_index;
-	u8 dmac[ETH_ALEN];
+	struct vg_kconn_addr addr;
 	u8 *buf[2];
 	u64 dma[2];
 	/* wr_ids posted and not yet completed; 0 is a free slot */
@@ -78,49 +75,6 @@ static void vg_rcpair_comp(struct ib_cq *cq, void *ctx)
 {
 }
 
-/*
- * The port's first RoCE v2 GID of an IPv4 address (the test bed's
- * netdev has one): what rdma_cm would pick for that address. Both QPs
- * use it, so the peer's MAC is its netdev's own (kernel QPs pass a
- * resolved address vector: rxe loops a packet back to the device when
- * its destination MAC is the netdev's).
- */
-static int vg_rcpair_gid(struct vg_rcpair *t)
-{
-	const struct ib_gid_attr *attr;
-	struct ib_port_attr pattr;
-	struct net_device *ndev;
-	bool found;
-	int i, ret;
-
-	ret = ib_query_port(t->ibdev, VG_RCPAIR_PORT, &pattr);
-	if (ret)
-		return ret;
-	for (i = 0; i < pattr.gid_tbl_len && i < 256; i++) {
-		attr = rdma_get_gid_attr(t->ibdev, VG_RCPAIR_PORT, i);
-		if (IS_ERR(attr))
-			continue;
-		found = attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-			ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw);
-		if (found) {
-			t->gid = attr->gid;
-			t->gid_index = i;
-			rcu_read_lock();
-			ndev = rdma_read_gid_attr_ndev_rcu(attr);
-			if (IS_ERR(ndev))
-				found = false;
-			else
-				ether_addr_copy(t->dmac, ndev->dev_addr);
-			rcu_read_unlock();
-		}
-		rdma_put_gid_attr(attr);
-		if (found)
-			return 0;
-	}
-	pr_err("%s has no RoCE v2 GID of an IPv4 address\n", dev);
-	return -ENODEV;
-}
-
 static int vg_rcpair_modify(struct ib_qp *qp, struct ib_qp_attr *a, int mask,
 			    const char *what)
 {
@@ -130,53 +84,6 @@ static int vg_rcpair_modify(struct ib_qp *qp, struct ib_qp_attr *a, int mask,
 		pr_err("QP %u: modify to %s failed: %d\n", qp->qp_num, what,
 		       ret);
 	return ret;
-}
-
-/* RESET (or a new QP) -> INIT -> RTR -> RTS, connected to @peer. */
-static int vg_rcpair_connect(struct vg_rcpair *t, struct ib_qp *qp,
-			     struct ib_qp *peer)
-{
-	struct ib_qp_attr a = {};
-	int ret;
-
-	a.qp_state = IB_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = VG_RCPAIR_PORT;
-	a.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			    IB_ACCESS_REMOTE_READ;
-	ret = vg_rcpair_modify(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			       IB_QP_PORT | IB_QP_ACCESS_FLAGS, "INIT");
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = rdma_ah_find_type(t->ibdev, VG_RCPAIR_PORT);
-	rdma_ah_set_port_num(&a.ah_attr, VG_RCPAIR_PORT);
-	rdma_ah_set_grh(&a.ah_attr, &t->gid, 0, t->gid_index, 64, 0);
-	ether_addr_copy(a.ah_attr.roce.dmac, t->dmac);
-	ret = vg_rcpair_modify(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			       IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			       IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER,
-			       "RTR");
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 1;
-	return vg_rcpair_modify(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
-				IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
-				IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC, "RTS");
 }
 
 static int vg_rcpair_set_state(struct ib_qp *qp, enum ib_qp_state state,
@@ -372,7 +279,8 @@ static int vg_rcpair_reset(struct vg_rcpair *t)
 			return ret;
 	}
 	for (i = 0; i < 2; i++) {
-		ret = vg_rcpair_connect(t, t->qp[i], t->qp[1 - i]);
+		ret = vg_kconn_connect(t->qp[i], t->qp[1 - i]->qp_num,
+				       &t->addr, 1);
 		if (ret)
 			return ret;
 	}
@@ -434,7 +342,8 @@ static int vg_rcpair_create(struct vg_rcpair *t)
 		}
 	}
 	for (i = 0; i < 2; i++) {
-		ret = vg_rcpair_connect(t, t->qp[i], t->qp[1 - i]);
+		ret = vg_kconn_connect(t->qp[i], t->qp[1 - i]->qp_num,
+				       &t->addr, 1);
 		if (ret)
 			return ret;
 	}
@@ -468,7 +377,7 @@ static int vg_rcpair_run(struct vg_rcpair *t)
 	u32 round;
 	int ret;
 
-	ret = vg_rcpair_gid(t);
+	ret = vg_kconn_addr(t->ibdev, VG_RCPAIR_PORT, &t->addr);
 	if (ret)
 		return ret;
 	ret = vg_rcpair_create(t);

@@ -36,13 +36,13 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
-#include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
-#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
+
+#include "vg_kconn.h"
 
 static char *dev = "rxe0";
 module_param(dev, charp, 0444);
@@ -167,80 +167,6 @@ struct vg_readinv_run {
 	u32 bytes;
 };
 
-/*
- * The device's RoCE v2 IPv4 GID on port 1, and its netdev's MAC: kernel
- * QPs get no address resolution, and rxe loops a packet back to itself
- * only when it is addressed to its own MAC. Process context.
- */
-static int vg_readinv_gid(union ib_gid *gid, u8 *dmac)
-{
-	const struct ib_gid_attr *a;
-	struct net_device *ndev;
-	int i;
-
-	for (i = 0; i < vg_readinv_dev->port_data[1].immutable.gid_tbl_len;
-	     i++) {
-		a = rdma_get_gid_attr(vg_readinv_dev, 1, i);
-		if (IS_ERR(a))
-			continue;
-		if (a->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
-		    ipv6_addr_v4mapped((struct in6_addr *)a->gid.raw)) {
-			*gid = a->gid;
-			rcu_read_lock();
-			ndev = rdma_read_gid_attr_ndev_rcu(a);
-			if (!IS_ERR(ndev))
-				ether_addr_copy(dmac, ndev->dev_addr);
-			rcu_read_unlock();
-			rdma_put_gid_attr(a);
-			return i;
-		}
-		rdma_put_gid_attr(a);
-	}
-	return -ENOENT;
-}
-
-/* Connect @qp to @peer on this device, RESET to RTS. Process context. */
-static int vg_readinv_connect(struct ib_qp *qp, struct ib_qp *peer,
-			      union ib_gid *gid, int sgid, const u8 *dmac)
-{
-	struct ib_qp_attr a = {};
-	int ret;
-
-	a.qp_state = IB_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
-	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTR;
-	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.rq_psn = 1;
-	a.max_dest_rd_atomic = 8;
-	a.min_rnr_timer = 12;
-	a.ah_attr.type = rdma_ah_find_type(vg_readinv_dev, 1);
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, gid, 0, sgid, 64, 0);
-	ether_addr_copy(a.ah_attr.roce.dmac, dmac);
-	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IB_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 1;
-	a.max_rd_atomic = 8;
-	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
-			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			    IB_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* Process context. Frees what vg_readinv_setup() got. */
 static void vg_readinv_teardown(struct vg_readinv_run *r)
 {
@@ -275,9 +201,8 @@ static int vg_readinv_setup(struct vg_readinv_run *r)
 	u32 pages = r->bytes >> PAGE_SHIFT;
 	struct ib_qp_init_attr qa = {};
 	struct scatterlist *sg;
-	u8 dmac[ETH_ALEN] = {};
-	union ib_gid gid;
-	int i, sgid, ret;
+	struct vg_kconn_addr where;
+	int i, ret;
 
 	r->src = kmalloc(r->bytes, GFP_KERNEL);
 	r->plain = kzalloc(r->bytes, GFP_KERNEL);
@@ -313,12 +238,12 @@ static int vg_readinv_setup(struct vg_readinv_run *r)
 			return ret;
 		}
 	}
-	sgid = vg_readinv_gid(&gid, dmac);
-	if (sgid < 0)
-		return sgid;
+	ret = vg_kconn_addr(vg_readinv_dev, 1, &where);
+	if (ret)
+		return ret;
 	for (i = 0; i < 2; i++) {
-		ret = vg_readinv_connect(r->qp[i], r->qp[!i], &gid, sgid,
-					 dmac);
+		/* Up to 8 READs each way: the READ and the READ_WITH_INV. */
+		ret = vg_kconn_connect(r->qp[i], r->qp[!i]->qp_num, &where, 8);
 		if (ret)
 			return ret;
 	}
