@@ -179,20 +179,31 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
 	/*
+	 * Stop shaping it first. Its ring outlives the driver's QP: chunks
+	 * of an owner that did not drain complete with ring entries as
+	 * wr_id, before or after the destroy (vg_sendq_release()). Only the
+	 * destroy takes the entry out of the table, so it stays valid here.
+	 */
+	rcu_read_lock();
+	q = vg_qp_find(&ip->qps, qp);
+	sq = q ? q->sq : NULL;
+	rcu_read_unlock();
+	if (sq) {
+		vg_sendq_close(&ip->shaper, sq);
+		/*
+		 * The state is on the closed list before the table forgets
+		 * it: a poller that finds neither the entry nor its state
+		 * sees the list (pairs with the smp_rmb() in
+		 * vg_sendq_poll()).
+		 */
+		smp_wmb();
+		WRITE_ONCE(q->sq, NULL);
+	}
+	/*
 	 * Untrack before the driver frees the QP number, which a concurrent
 	 * create may reuse at once; put the entry back if the driver refuses.
 	 */
 	q = vg_qp_take(&ip->qps, qp);
-	sq = q ? q->sq : NULL;
-	/*
-	 * Stop shaping it first. Its ring outlives the driver's QP: chunks
-	 * of an owner that did not drain complete with ring entries as
-	 * wr_id, before or after the destroy (vg_sendq_release()).
-	 */
-	if (sq) {
-		vg_sendq_close(&ip->shaper, sq);
-		WRITE_ONCE(q->sq, NULL);
-	}
 	ret = ip->destroy_qp(qp, udata);
 	if (sq)
 		vg_sendq_release(&ip->shaper, sq);

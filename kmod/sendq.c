@@ -992,6 +992,13 @@ static struct vg_sendq *vg_sendq_closed_of_wc(struct vg_shaper *sh,
 	return NULL;
 }
 
+/* Whether @wc may be a send completion, and so of a ring entry. */
+static bool vg_sendq_maybe_ring(const struct ib_wc *wc)
+{
+	return wc->qp &&
+	       !(wc->status == IB_WC_SUCCESS && (wc->opcode & IB_WC_RECV));
+}
+
 /*
  * Whether a completion the driver returned needs the shaper: one of a
  * shaped QP's ring entries, or a send completion of a QP that waits for
@@ -1009,8 +1016,7 @@ static struct vg_sendq *vg_sendq_of_wc(struct vg_qp_table *t,
 	struct vg_sendq *sq;
 	struct vg_qp *q;
 
-	if (!wc->qp ||
-	    (wc->status == IB_WC_SUCCESS && (wc->opcode & IB_WC_RECV)))
+	if (!vg_sendq_maybe_ring(wc))
 		return NULL;
 	q = vg_qp_find(t, wc->qp);
 	sq = q ? READ_ONCE(q->sq) : NULL;
@@ -1097,6 +1103,22 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 			locked = true;
 			if (!vg_sendq_filter(sh, sq, &wc[i], &kick))
 				continue;
+		} else if (vg_sendq_maybe_ring(&wc[i])) {
+			/*
+			 * Its QP may have been closed since the look at the
+			 * closed list above: the destroy wrapper puts the
+			 * state there before the table forgets it (pairs with
+			 * its smp_wmb()).
+			 */
+			smp_rmb();
+			if (READ_ONCE(sh->nclosed)) {
+				if (!locked)
+					spin_lock_irqsave(&sh->lock, flags);
+				locked = true;
+				sq = vg_sendq_closed_of_wc(sh, &wc[i]);
+				if (sq && !vg_sendq_closed_wc(sh, sq, &wc[i]))
+					continue;
+			}
 		}
 keep:
 		if (out != i)
