@@ -151,7 +151,14 @@ def test_qp_dump_shows_readers_only_what_they_may_see(guest):
         # A fresh pid namespace numbers none of the creators.
         assert qp_view(g, "unshare -p -f --mount-proc") == []
     finally:
-        g.run("pkill -f 'ibv_rc_pingpong -d rxe0 -g 1 -p 1860'; sleep 0.5")
+        # SIGKILL: the inner server is its pid namespace's init, which
+        # ignores signals it has no handler for, even from outside (a
+        # SIGTERM left it, and its QP, to later tests). Wait until all
+        # three are reaped, so their QPs are gone.
+        g.run(f"kill -KILL {root} {user} {inner}; "
+              f"for p in {root} {user} {inner}; do "
+              "while kill -0 $p 2>/dev/null; do sleep 0.1; done; done",
+              check=True)
         g.run("chmod 600 /dev/infiniband/uverbs*")
 
 

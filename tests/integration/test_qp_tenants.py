@@ -67,7 +67,8 @@ def test_cgroup_tenant_captures_only_its_processes(guest):
         assert re.fullmatch(
             rf"rxe0 qpn {s['qpn']} type RC tenant blue pid {server} "
             rf"comm ibv_rc_pingpong cgroup {blue_id} "
-            r"local 10\.77\.0\.1 peer 10\.77\.0\.1", text), text
+            r"local 10\.77\.0\.1 peer 10\.77\.0\.1 "
+            r"enforcement tracked: user-qp", text), text
     finally:
         g.run(f"kill {server} {client}; sleep 0.5")
     eventually(g, "QPs to be forgotten", lambda: qps(g), [])
