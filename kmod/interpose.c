@@ -194,7 +194,7 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 		 * The state is on the closed list before the table forgets
 		 * it: a poller that finds neither the entry nor its state
 		 * sees the list (pairs with the smp_rmb() in
-		 * vg_sendq_poll()).
+		 * vg_sendq_poll_one()).
 		 */
 		smp_wmb();
 		WRITE_ONCE(q->sq, NULL);

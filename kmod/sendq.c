@@ -1054,6 +1054,56 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 	return owner;
 }
 
+/* The poll wrapper takes the shaper lock once, at the first need. */
+static void vg_sendq_poll_lock(struct vg_shaper *sh, bool *locked,
+			       unsigned long *flags)
+{
+	if (!*locked)
+		spin_lock_irqsave(&sh->lock, *flags);
+	*locked = true;
+}
+
+/*
+ * One completion the driver returned, for vg_sendq_poll(): whether the
+ * owner sees it (then rewritten for the owner). Takes the shaper lock
+ * (vg_sendq_poll_lock()) when the completion needs it.
+ */
+static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
+			      struct ib_wc *wc, bool *kick, bool *locked,
+			      unsigned long *flags)
+{
+	struct vg_sendq *sq;
+
+	/*
+	 * Completions of destroyed QPs first: their wc->qp may be freed, and
+	 * must not be looked up.
+	 */
+	if (READ_ONCE(sh->nclosed)) {
+		vg_sendq_poll_lock(sh, locked, flags);
+		sq = vg_sendq_closed_of_wc(sh, wc);
+		if (sq)
+			return vg_sendq_closed_wc(sh, sq, wc);
+	}
+	sq = vg_sendq_of_wc(t, wc);
+	if (sq) {
+		vg_sendq_poll_lock(sh, locked, flags);
+		return vg_sendq_filter(sh, sq, wc, kick);
+	}
+	if (!vg_sendq_maybe_ring(wc))
+		return true;
+	/*
+	 * Its QP may have been closed since the look at the closed list
+	 * above: the destroy wrapper puts the state there before the table
+	 * forgets it (pairs with its smp_wmb()).
+	 */
+	smp_rmb();
+	if (!READ_ONCE(sh->nclosed))
+		return true;
+	vg_sendq_poll_lock(sh, locked, flags);
+	sq = vg_sendq_closed_of_wc(sh, wc);
+	return !sq || vg_sendq_closed_wc(sh, sq, wc);
+}
+
 /**
  * vg_sendq_poll() - translate what the driver's poll_cq returned
  * @sh: the shaper of the CQ's device
@@ -1081,56 +1131,16 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 	int i, out = 0;
 
 	for (i = 0; i < got; i++) {
-		/*
-		 * Completions of destroyed QPs first: their wc->qp may be
-		 * freed, and must not be looked up.
-		 */
-		if (READ_ONCE(sh->nclosed)) {
-			if (!locked)
-				spin_lock_irqsave(&sh->lock, flags);
-			locked = true;
-			sq = vg_sendq_closed_of_wc(sh, &wc[i]);
-			if (sq) {
-				if (!vg_sendq_closed_wc(sh, sq, &wc[i]))
-					continue;
-				goto keep;
-			}
-		}
-		sq = vg_sendq_of_wc(t, &wc[i]);
-		if (sq) {
-			if (!locked)
-				spin_lock_irqsave(&sh->lock, flags);
-			locked = true;
-			if (!vg_sendq_filter(sh, sq, &wc[i], &kick))
-				continue;
-		} else if (vg_sendq_maybe_ring(&wc[i])) {
-			/*
-			 * Its QP may have been closed since the look at the
-			 * closed list above: the destroy wrapper puts the
-			 * state there before the table forgets it (pairs with
-			 * its smp_wmb()).
-			 */
-			smp_rmb();
-			if (READ_ONCE(sh->nclosed)) {
-				if (!locked)
-					spin_lock_irqsave(&sh->lock, flags);
-				locked = true;
-				sq = vg_sendq_closed_of_wc(sh, &wc[i]);
-				if (sq && !vg_sendq_closed_wc(sh, sq, &wc[i]))
-					continue;
-			}
-		}
-keep:
+		if (!vg_sendq_poll_one(sh, t, &wc[i], &kick, &locked, &flags))
+			continue;
 		if (out != i)
 			wc[out] = wc[i];
 		out++;
 	}
 	/* A report that is queued just now comes with a wakeup (settle). */
-	if (!locked) {
-		if (list_empty(&sh->inject))
-			return out;
-		spin_lock_irqsave(&sh->lock, flags);
-	}
+	if (!locked && list_empty(&sh->inject))
+		return out;
+	vg_sendq_poll_lock(sh, &locked, &flags);
 	list_for_each_entry_safe(sq, tmp, &sh->inject, inject_node) {
 		if (sq->qp->send_cq != cq)
 			continue;
