@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * verbsgate: /sys/kernel/debug/verbsgate/qps, one line per tracked QP:
+ * verbsgate: /sys/kernel/debug/verbsgate/: fault/, the fault injection
+ * points (fault.c), and qps, one line per tracked QP:
  *
  *   <ibdev> qpn <n> type <RC|UC|UD|XRC_INI> user pid <pid> comm <comm>
  *	cgroup <id> [local <addr> peer <addr>] tenant <name>
@@ -18,6 +19,7 @@
 
 #include "debugfs.h"
 #include "device.h"
+#include "fault.h"
 
 static struct dentry *vg_debugfs_root;
 
@@ -100,6 +102,7 @@ void vg_debugfs_init(void)
 {
 	vg_debugfs_root = debugfs_create_dir("verbsgate", NULL);
 	debugfs_create_file("qps", 0400, vg_debugfs_root, NULL, &vg_qps_fops);
+	vg_fault_debugfs_init(vg_debugfs_root);
 }
 
 /*

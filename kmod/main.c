@@ -40,9 +40,12 @@ static int __init verbsgate_init(void)
 	ret = vg_qp_tenants_init();
 	if (ret)
 		goto err_tenants;
-	ret = vg_devices_init();
+	ret = vg_sendq_init();
 	if (ret)
 		goto err_qp_tenants;
+	ret = vg_devices_init();
+	if (ret)
+		goto err_sendq;
 	ret = vg_netlink_init();
 	if (ret)
 		goto err_devices;
@@ -55,6 +58,8 @@ static int __init verbsgate_init(void)
 err_devices:
 	vg_devices_exit();
 	vg_interpose_exit();
+err_sendq:
+	vg_sendq_exit();
 err_qp_tenants:
 	vg_qp_tenants_exit();
 err_tenants:
@@ -70,6 +75,7 @@ static void __exit verbsgate_exit(void)
 	vg_netlink_exit();
 	vg_devices_exit();
 	vg_interpose_exit();
+	vg_sendq_exit();
 	vg_qp_tenants_exit();
 	vg_tenants_exit();
 	vg_sysfs_exit();

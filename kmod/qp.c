@@ -20,6 +20,7 @@
 
 #include <rdma/restrack.h>
 
+#include "fault.h"
 #include "qp.h"
 
 /* Process context. */
@@ -166,7 +167,8 @@ int vg_qp_add(struct vg_qp_table *t, struct ib_qp *qp, bool user,
 	struct vg_qp *q;
 	int ret;
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = vg_should_fail(VG_FAULT_QP_STATE) ? NULL :
+		kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
 	q->qp = qp;

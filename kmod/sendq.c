@@ -71,9 +71,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
+#include <linux/mempool.h>
 #include <linux/slab.h>
 
 #include "device.h"
+#include "fault.h"
 #include "qp.h"
 #include "shaper.h"
 #include "tenant.h"
@@ -182,10 +184,81 @@ static void vg_wr_copy(union vg_send_wr *dst, const struct ib_send_wr *wr,
 	dst->wr.next = NULL;
 }
 
+/*
+ * WR copies come from kmalloc(GFP_ATOMIC). When that finds no memory, a
+ * copy of up to VG_PWR_RESERVE_SIZE bytes (any WR of up to VG_CHUNK_SGE
+ * SGEs without inline data) comes from a reserve that only its own
+ * elements refill, so that a QP keeps moving under memory pressure
+ * instead of failing posts that would not fail without verbsgate (ULPs
+ * treat -ENOMEM from ib_post_send() as a full send queue, a state they
+ * size their queues never to reach: nvmet_rdma drops the response).
+ */
+#define VG_PWR_RESERVE_NR	64
+#define VG_PWR_RESERVE_SIZE	(sizeof(struct vg_pwr) + VG_CHUNK_SGE * \
+				 (sizeof(struct ib_sge) + sizeof(struct vg_sge)))
+
+static mempool_t *vg_pwr_reserve;
+
+/*
+ * The reserve's allocator: fills it at creation (process context); an
+ * atomic caller, whose own kmalloc() just failed, takes an element.
+ */
+static void *vg_pwr_reserve_alloc(gfp_t gfp, void *unused)
+{
+	if (!gfpflags_allow_blocking(gfp))
+		return NULL;
+	return kmalloc(VG_PWR_RESERVE_SIZE, gfp);
+}
+
 /* Any context. */
 static void vg_pwr_free(struct vg_pwr *p)
 {
-	kfree(p);
+	if (p->reserved)
+		mempool_free(p, vg_pwr_reserve);
+	else
+		kfree(p);
+}
+
+/* Any context: memory for a copy of @size bytes, or NULL. */
+static struct vg_pwr *vg_pwr_alloc(size_t size)
+{
+	struct vg_pwr *p = NULL;
+
+	if (!vg_should_fail(VG_FAULT_WR_COPY))
+		p = kmalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	if (p) {
+		p->reserved = false;
+	} else if (size <= VG_PWR_RESERVE_SIZE) {
+		p = mempool_alloc(vg_pwr_reserve, GFP_ATOMIC);
+		if (p)
+			p->reserved = true;
+	}
+	return p;
+}
+
+/**
+ * vg_sendq_init() - create the reserve of WR copies
+ *
+ * Context: process context (module init).
+ * Return: 0 or -ENOMEM.
+ */
+int vg_sendq_init(void)
+{
+	vg_pwr_reserve = mempool_create(VG_PWR_RESERVE_NR,
+					vg_pwr_reserve_alloc, mempool_kfree,
+					NULL);
+	return vg_pwr_reserve ? 0 : -ENOMEM;
+}
+
+/**
+ * vg_sendq_exit() - free the reserve
+ *
+ * Context: process context (module exit), once every device is detached
+ * and no QP's state remains.
+ */
+void vg_sendq_exit(void)
+{
+	mempool_destroy(vg_pwr_reserve);
 }
 
 /*
@@ -224,7 +297,7 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 	/* n <= VG_MAX_SGE (vg_sendq_create()): no overflow. */
 	per_sge = sizeof(struct ib_sge) + sizeof(struct vg_sge);
 	size = sizeof(*p) + n * per_sge * (n > VG_CHUNK_SGE ? 2 : 1) + inl;
-	p = kmalloc(size, GFP_ATOMIC);
+	p = vg_pwr_alloc(size);
 	if (!p) {
 		*err = -ENOMEM;
 		return NULL;
@@ -275,7 +348,7 @@ static struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 	else if (vop == VG_OP_SEND_INV || vop == VG_OP_READ_INV)
 		p->vwr.imm = wr->ex.invalidate_rkey;
 	if (vg_wr_length(&p->vwr, &p->length)) {
-		kfree(p);
+		vg_pwr_free(p);
 		*err = -EINVAL;
 		return NULL;
 	}
@@ -626,7 +699,10 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	 */
 	rcu_read_lock();
 	t = sq->tenant;
-	ret = vg_sendq_driver_post(sh, sq, &sh->wr.wr, flags);
+	if (vg_should_fail(VG_FAULT_CHUNK_POST))
+		ret = -ENOMEM;
+	else
+		ret = vg_sendq_driver_post(sh, sq, &sh->wr.wr, flags);
 	if (!ret) {
 		vg_tenant_count_tx(t, c.length, c.last, 1, split);
 		if (c.last)
@@ -1325,7 +1401,8 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	} else {
 		extra = 0;
 	}
-	sq = kzalloc(sizeof(*sq), GFP_KERNEL);
+	sq = vg_should_fail(VG_FAULT_QP_STATE) ? NULL :
+		kzalloc(sizeof(*sq), GFP_KERNEL);
 	if (sq)
 		sq->ring = kcalloc(depth, sizeof(*sq->ring), GFP_KERNEL);
 	if (!sq || !sq->ring) {

@@ -78,6 +78,7 @@ struct vg_ring_ent {
  *	VG_CHUNK_SGE of them; NULL otherwise (the shaper's are used)
  * @cvsge: the same, for the splitter's output
  * @inline_buf: payload of an inline WR
+ * @reserved: the memory came from the reserve (sendq.c)
  */
 struct vg_pwr {
 	struct list_head node;
@@ -91,6 +92,7 @@ struct vg_pwr {
 	struct ib_sge *csge;
 	struct vg_sge *cvsge;
 	u8 *inline_buf;
+	bool reserved;
 };
 
 /**
@@ -314,5 +316,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			 unsigned long *flags);
 bool vg_sendq_idle(const struct vg_sendq *sq);
 void vg_sendq_free(struct vg_sendq *sq);
+int vg_sendq_init(void);
+void vg_sendq_exit(void);
 
 #endif /* _VG_SHAPER_H */
