@@ -20,6 +20,7 @@ to the same test's other runs. Each measuring test prints a Markdown table
 (pytest -s or -rP shows it) and writes it to report.md in the test's
 tmp_path; with VERBSGATE_REPORT=FILE set, it is also appended to FILE.
 """
+import collections
 import json
 import os
 import re
@@ -467,12 +468,13 @@ def test_reload_under_verified_io(bed, request, tmp_path):
         passes = [bg.stop(timeout=300) for bg in bgs]
     report(request, tmp_path, "Reloads under verified I/O",
            ["reloads", "fio passes a/b", "bytes written+verified",
-            "seconds per cycle (mean, max)", "QPs in a/b after each reset"],
+            "seconds per cycle (mean, max)", "QPs in a/b after a reset (times)"],
            [[RELOADS, "/".join(str(len(p)) for p in passes),
              sum(r["verify"].io_bytes for p in passes for r in p
                  if "verify" in r.jobs),
              f"{statistics.mean(seconds):.1f}, {max(seconds):.1f}",
-             " ".join(tracked)]],
+             ", ".join(f"{n} ({c}x)" for n, c in
+                       collections.Counter(tracked).items())]],
            ["tenants a (weight 3) and b (weight 1), one subsystem each; "
             "each pass: write 16 MiB (bsrange 64k-1m, iodepth 4), then "
             "read and verify crc32c; passes run back to back until stopped",
