@@ -62,6 +62,33 @@ def test_reset_and_reuse(guest):
     assert split >= 3, (before, after)
 
 
+def test_reset_forgets_what_verbsgate_held(guest):
+    """A QP moved straight from RTS to RESET with WRITEs still queued in
+    verbsgate (a pacer at 4 Mbit/s holds most of them): the reset
+    discards them as the driver discards its own, so none executes once
+    the QPs are connected again; and nothing of the QP before the reset
+    (completions of its chunks still in the CQ, its ring, its error) can
+    retire or fail the WRITEs after it, whose data vg_rcpair checks.
+    Also through ERR with the WRITEs in flight, ten times each."""
+    g = guest
+    params = "len=262144 sq=16 resets=10 rts_resets=10"
+    ok, log = run_pair(g, params)
+    assert ok, f"without verbsgate:\n{log}"
+
+    shape_pair(g)
+    cli_ok(g, f"dev set {g.rxe_dev} maxrate 4mbit")
+    try:
+        before = tenant_stats(g)
+        ok, log = run_pair(g, params)
+        after = tenant_stats(g)
+    finally:
+        g.unload_verbsgate()
+    assert ok, f"with verbsgate:\n{log}"
+    assert "10 resets, 10 from RTS" in log, log
+    split = after["split_wrs"] - before["split_wrs"]
+    assert split >= 20, (before, after)
+
+
 def test_create_when_driver_refuses_headroom(guest):
     """A driver that refuses the larger send queue verbsgate asks for (its
     real limit below its max_qp_wr, as mlx5's depends on the WQE size)

@@ -12,14 +12,22 @@
  *     as in 2. Odd rounds poll the three completions before the error (as
  *     ULPs drain); even rounds error and reset the QPs with the WRITEs
  *     still in the driver, the CQ or verbsgate, and poll what completes
- *     of them afterwards, mixed with new completions.
+ *     of them afterwards, mixed with new completions;
+ *  4. @rts_resets times: posts three WRITEs into a third buffer and moves
+ *     both QPs straight from RTS to RESET, which discards every WR in
+ *     the send queue without a completion; clears that buffer, connects
+ *     the QPs again and moves data as in 2. Nothing may write the third
+ *     buffer after the reset: a WR discarded by the reset must never
+ *     execute (verbsgate must forget the WRs it still held).
  *
- * Every completion must name a WR posted and not yet completed; the
- * WRITEs of step 2 must succeed. insmod fails (-EIO, or the error of the
- * verb that failed) with the reason in the kernel log otherwise. Unload
- * it with rmmod afterwards. Never load it outside the test bed.
+ * Every completion must name a WR posted and not yet completed, or one
+ * posted before the last reset (completions the driver made before it
+ * may be polled after it); the WRITEs of step 2 must succeed. insmod
+ * fails (-EIO, or the error of the verb that failed) with the reason in
+ * the kernel log otherwise. Unload it with rmmod afterwards. Never load
+ * it outside the test bed.
  *
- *   insmod vg_rcpair.ko dev=rxe0 len=262144 sq=16 resets=2
+ *   insmod vg_rcpair.ko dev=rxe0 len=262144 resets=2 rts_resets=2
  *
  * Context: process context (insmod); polls its CQ and sleeps between
  * empty polls. Takes no locks of its own.
@@ -51,6 +59,10 @@ static uint resets = 2;
 module_param(resets, uint, 0444);
 MODULE_PARM_DESC(resets, "error/reset/reuse rounds");
 
+static uint rts_resets;
+module_param(rts_resets, uint, 0444);
+MODULE_PARM_DESC(rts_resets, "rounds that reset straight from RTS with WRs posted");
+
 #define VG_RCPAIR_PORT		1
 #define VG_RCPAIR_CQE		1024
 #define VG_RCPAIR_TIMEOUT	(20 * HZ)
@@ -63,11 +75,14 @@ struct vg_rcpair {
 	struct ib_cq *cq;
 	struct ib_qp *qp[2];
 	struct vg_kconn_addr addr;
-	u8 *buf[2];
-	u64 dma[2];
+	/* source, destination, destination of the WRs a reset discards */
+	u8 *buf[3];
+	u64 dma[3];
 	/* wr_ids posted and not yet completed; 0 is a free slot */
 	u64 out[VG_RCPAIR_MAX_OUT];
 	u64 next_id;
+	/* wr_ids up to this one were posted before the last reset */
+	u64 gone;
 };
 
 /* Completions come from polling only. */
@@ -102,6 +117,8 @@ static int vg_rcpair_retire(struct vg_rcpair *t, const struct ib_wc *wc)
 {
 	int i;
 
+	if (wc->wr_id && wc->wr_id <= t->gone)
+		return 0;
 	for (i = 0; i < VG_RCPAIR_MAX_OUT; i++) {
 		if (wc->wr_id && t->out[i] == wc->wr_id) {
 			t->out[i] = 0;
@@ -150,8 +167,11 @@ static int vg_rcpair_wait(struct vg_rcpair *t, u64 id,
 	return 0;
 }
 
-/* Post a signaled RDMA WRITE of buf[0] into buf[1] on QP A; 0 or -errno. */
-static int vg_rcpair_write(struct vg_rcpair *t, u32 rkey, u64 *id)
+/*
+ * Post a signaled RDMA WRITE of buf[0] into buf[@to] on QP A; 0 or
+ * -errno.
+ */
+static int vg_rcpair_write_to(struct vg_rcpair *t, u32 rkey, int to, u64 *id)
 {
 	struct ib_sge *sge = kzalloc(sizeof(*sge), GFP_KERNEL);
 	struct ib_rdma_wr *w = kzalloc(sizeof(*w), GFP_KERNEL);
@@ -177,7 +197,7 @@ static int vg_rcpair_write(struct vg_rcpair *t, u32 rkey, u64 *id)
 	w->wr.send_flags = IB_SEND_SIGNALED;
 	w->wr.sg_list = sge;
 	w->wr.num_sge = 1;
-	w->remote_addr = t->dma[1];
+	w->remote_addr = t->dma[to];
 	w->rkey = rkey;
 	/* The posted WR is copied (by the driver or verbsgate). */
 	ret = ib_post_send(t->qp[0], &w->wr, &bad);
@@ -210,7 +230,7 @@ static int vg_rcpair_move(struct vg_rcpair *t, u32 round)
 
 	vg_rcpair_fill(t, round);
 	ib_dma_sync_single_for_device(t->ibdev, t->dma[0], len, DMA_BIDIRECTIONAL);
-	ret = vg_rcpair_write(t, t->pd->unsafe_global_rkey, &id);
+	ret = vg_rcpair_write_to(t, t->pd->unsafe_global_rkey, 1, &id);
 	if (ret)
 		return ret;
 	ret = vg_rcpair_wait(t, id, &status);
@@ -247,7 +267,7 @@ static int vg_rcpair_fail(struct vg_rcpair *t, bool drain)
 	int i, ret;
 
 	for (i = 0; i < 3; i++) {
-		ret = vg_rcpair_write(t, rkey, &id[i]);
+		ret = vg_rcpair_write_to(t, rkey, 1, &id[i]);
 		if (ret)
 			return ret;
 	}
@@ -263,12 +283,15 @@ static int vg_rcpair_fail(struct vg_rcpair *t, bool drain)
 	return vg_rcpair_set_state(t->qp[0], IB_QPS_ERR, "ERR");
 }
 
-/* ERR, then RESET and back to RTS, both QPs. */
-static int vg_rcpair_reset(struct vg_rcpair *t)
+/*
+ * Both QPs to RESET (through ERR if @via_err) and back to RTS; what was
+ * outstanding is forgotten, as a reset forgets it.
+ */
+static int vg_rcpair_reset(struct vg_rcpair *t, bool via_err)
 {
 	int i, ret;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; via_err && i < 2; i++) {
 		ret = vg_rcpair_set_state(t->qp[i], IB_QPS_ERR, "ERR");
 		if (ret)
 			return ret;
@@ -278,6 +301,13 @@ static int vg_rcpair_reset(struct vg_rcpair *t)
 		if (ret)
 			return ret;
 	}
+	t->gone = t->next_id;
+	memset(t->out, 0, sizeof(t->out));
+	/* A WR the driver had started has finished writing by now. */
+	msleep(20);
+	memset(t->buf[2], 0, len);
+	ib_dma_sync_single_for_device(t->ibdev, t->dma[2], len,
+				      DMA_BIDIRECTIONAL);
 	for (i = 0; i < 2; i++) {
 		ret = vg_kconn_connect(t->qp[i], t->qp[1 - i]->qp_num,
 				       &t->addr, 1);
@@ -285,6 +315,46 @@ static int vg_rcpair_reset(struct vg_rcpair *t)
 			return ret;
 	}
 	return 0;
+}
+
+/* Step 4's check: nothing wrote buf[2] since the reset. */
+static int vg_rcpair_check_discarded(struct vg_rcpair *t, u32 round)
+{
+	u32 i;
+
+	ib_dma_sync_single_for_cpu(t->ibdev, t->dma[2], len, DMA_BIDIRECTIONAL);
+	for (i = 0; i < len; i++) {
+		if (t->buf[2][i]) {
+			pr_err("round %u: a WRITE discarded by the reset wrote byte %u after it\n",
+			       round, i);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* Step 4: three WRITEs into buf[2], then RESET straight from RTS. */
+static int vg_rcpair_rts_round(struct vg_rcpair *t, u32 round)
+{
+	u64 id;
+	int i, ret;
+
+	for (i = 0; i < 3; i++) {
+		ret = vg_rcpair_write_to(t, t->pd->unsafe_global_rkey, 2, &id);
+		if (ret)
+			return ret;
+	}
+	ret = vg_rcpair_reset(t, false);
+	if (!ret)
+		ret = vg_rcpair_move(t, round);
+	if (ret) {
+		pr_err("round %u: no data moved after the reset from RTS\n",
+		       round);
+		return ret;
+	}
+	/* What verbsgate would still have posted has gone by now. */
+	msleep(200);
+	return vg_rcpair_check_discarded(t, round);
 }
 
 static int vg_rcpair_create(struct vg_rcpair *t)
@@ -329,8 +399,8 @@ static int vg_rcpair_create(struct vg_rcpair *t)
 		}
 		init.cap.max_send_wr = sq;
 	}
-	for (i = 0; i < 2; i++) {
-		t->buf[i] = kmalloc(len, GFP_KERNEL);
+	for (i = 0; i < 3; i++) {
+		t->buf[i] = kzalloc(len, GFP_KERNEL);
 		if (!t->buf[i])
 			return -ENOMEM;
 		t->dma[i] = ib_dma_map_single(t->ibdev, t->buf[i], len,
@@ -358,7 +428,7 @@ static void vg_rcpair_destroy(struct vg_rcpair *t)
 	for (i = 0; i < 2; i++)
 		if (t->qp[i])
 			ib_destroy_qp(t->qp[i]);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		if (!t->buf[i])
 			continue;
 		ib_dma_unmap_single(t->ibdev, t->dma[i], len,
@@ -390,7 +460,7 @@ static int vg_rcpair_run(struct vg_rcpair *t)
 		ret = vg_rcpair_fail(t, round % 2);
 		if (ret)
 			return ret;
-		ret = vg_rcpair_reset(t);
+		ret = vg_rcpair_reset(t, true);
 		if (ret)
 			return ret;
 		ret = vg_rcpair_move(t, round);
@@ -400,7 +470,13 @@ static int vg_rcpair_run(struct vg_rcpair *t)
 			return ret;
 		}
 	}
-	pr_info("%u bytes moved and checked, %u resets\n", len, resets);
+	for (round = resets + 1; round <= resets + rts_resets; round++) {
+		ret = vg_rcpair_rts_round(t, round);
+		if (ret)
+			return ret;
+	}
+	pr_info("%u bytes moved and checked, %u resets, %u from RTS\n", len,
+		resets, rts_resets);
 	return 0;
 }
 
