@@ -149,13 +149,27 @@ static struct vg_sendq *vg_sendq_of(struct vg_interpose *ip,
 static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 			int attr_mask, struct ib_udata *udata)
 {
+	struct vg_sendq *sq, *reset = NULL;
 	struct vg_interpose *ip;
-	struct vg_sendq *sq;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
+	/*
+	 * A reset: the shaper forgets the QP's WRs as the driver does. The
+	 * owner does not destroy a QP while it modifies it, so its state
+	 * lives across the sleep.
+	 */
+	if ((attr_mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET) {
+		rcu_read_lock();
+		reset = vg_sendq_of(ip, qp);
+		rcu_read_unlock();
+	}
+	if (reset)
+		vg_sendq_reset_begin(&ip->shaper, reset);
 	ret = ip->modify_qp(qp, attr, attr_mask, udata);
+	if (reset)
+		vg_sendq_reset_end(&ip->shaper, reset, !ret);
 	if (!ret && vg_qp_set_av(&ip->qps, qp, attr, attr_mask))
 		vg_qp_announce(vg_device_of(qp->device), qp);
 	if (!ret && (attr_mask & IB_QP_STATE)) {

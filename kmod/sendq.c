@@ -56,8 +56,10 @@
  * owner's wr_id, once each), after the chunks already in flight have
  * completed, so the owner sees its completions in order. A WR whose chunk
  * failed with another status is reported with that status. The flushed
- * completions are returned by the poll wrapper for the QP's send CQ; the
- * hrtimer wakes the CQ's poller for them.
+ * completions are returned by the poll wrapper for the QP's send CQ.
+ * verbsgate never calls the CQ's completion handler: where no poll of
+ * the CQ is under way, a marker makes the driver signal one, from the
+ * context the CQ's owner chose (vg_sendq_settle()).
  *
  * Drains. ib_core's generic drain posts its drain WR through post_send,
  * behind the QP's queue. A driver's own drain_sq posts it past post_send:
@@ -395,6 +397,34 @@ static void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 }
 
 /*
+ * A chunk's wr_id: the address of its ring entry, with the QP's reset
+ * generation in the low bits the entry's alignment leaves clear, so that
+ * a completion of a chunk posted before the QP was last reset (the
+ * driver may have put it in the CQ before the reset; the CQ keeps it) is
+ * told apart from one of the entry's reuse after it.
+ */
+#define VG_RING_GEN_MASK	7UL
+
+static_assert(__alignof__(struct vg_ring_ent) > VG_RING_GEN_MASK);
+
+static u64 vg_ring_wr_id(const struct vg_sendq *sq,
+			 const struct vg_ring_ent *e)
+{
+	return (uintptr_t)e | sq->gen;
+}
+
+static struct vg_ring_ent *vg_ring_ent_of(u64 wr_id)
+{
+	return (struct vg_ring_ent *)(uintptr_t)(wr_id & ~VG_RING_GEN_MASK);
+}
+
+/* Whether a ring entry's completion is of a chunk posted before a reset. */
+static bool vg_ring_stale(const struct vg_sendq *sq, u64 wr_id)
+{
+	return (wr_id & VG_RING_GEN_MASK) != sq->gen;
+}
+
+/*
  * Under the shaper lock: take the next ring entry, for a WR or chunk of
  * the owner's @owner_id (0 for a marker, which @force signals). Chunks
  * are signaled when the owner asked for the WR's completion, and at least
@@ -485,7 +515,8 @@ static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
 static bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq,
 				u64 now)
 {
-	if (list_empty(&sq->queue) || sq->blocked || sq->error || sq->dead)
+	if (list_empty(&sq->queue) || sq->blocked || sq->error || sq->dead ||
+	    sq->resetting)
 		return false;
 	vg_sched_activate(&sh->sched, sq->handle, now);
 	return true;
@@ -501,11 +532,19 @@ static bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq,
  * drain (every ring entry must retire). If the last thing posted may
  * never complete visibly (an unsignaled chunk, a direct WR), a marker is
  * posted first (vg_sendq_attend()); with nothing in flight, the flush
- * queue goes to the CQ's poller.
+ * queue goes to the next poll of the QP's send CQ.
+ *
+ * That poll must come from the context the CQ's owner chose (irq_poll,
+ * its work, its own handler armed by ib_req_notify_cq(), or its own
+ * polling), so verbsgate never calls a completion handler itself. If the
+ * flush queue became ready in a poll of that CQ, that poll reports it.
+ * Otherwise (@wake) a marker is posted whose completion the driver
+ * reports like any other, raising the CQ's event from its own context.
  *
  * Context: any; the shaper lock held.
  */
-void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
+static void __vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq,
+			      bool wake)
 {
 	if (!vg_sendq_waited_for(sh, sq))
 		return;
@@ -514,12 +553,19 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
 		vg_sendq_attn(sh, sq, ktime_get_ns());
 		return;
 	}
-	if (sq->inflight || list_empty(&sq->flushq) ||
-	    !list_empty(&sq->inject_node))
+	if (sq->inflight || list_empty(&sq->flushq))
 		return;
-	list_add_tail(&sq->inject_node, &sh->inject);
-	sq->kicked = false;
-	vg_shaper_arm(sh, ktime_get_ns());
+	if (list_empty(&sq->inject_node))
+		list_add_tail(&sq->inject_node, &sh->inject);
+	if (wake && sh->poll_cq != sq->qp->send_cq) {
+		sq->wake = true;
+		vg_sendq_attn(sh, sq, ktime_get_ns());
+	}
+}
+
+void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	__vg_sendq_settle(sh, sq, true);
 }
 
 /**
@@ -530,7 +576,8 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
  *
  * The marker is a signaled zero-length RDMA WRITE through the ring, as
  * ib_drain_sq() posts (no memory is accessed: IBA C9-88); its completion,
- * successful or flushed, retires everything posted before it. It holds
+ * successful or flushed, retires everything posted before it, and brings
+ * the poll that reports the flush queue (vg_sendq_settle()). It holds
  * the dispatcher's role and the QP's @posting while the lock is dropped,
  * so nothing of the QP overtakes it.
  *
@@ -542,11 +589,11 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 {
 	struct ib_rdma_wr w = {};
 	struct vg_ring_ent *e;
-	bool signal;
+	bool signal, post = false;
 	u64 now;
 	int ret;
 
-	if (sq->dead)
+	if (sq->dead || sq->resetting)
 		return;
 	if (sq->retry) {
 		sq->retry = false;
@@ -558,21 +605,31 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		}
 	}
 	/* A full ring ends with a signaled entry: settle again on it. */
-	if (!sq->need_marker || sq->inflight >= sq->depth)
+	if (sq->inflight >= sq->depth)
 		return;
-	sq->need_marker = false;
-	/*
-	 * Asked for earlier; the need may be gone. A marker nobody waits for
-	 * could complete after unload.
-	 */
-	if (!sq->tail_untracked || !vg_sendq_waited_for(sh, sq)) {
-		vg_sendq_settle(sh, sq);
-		return;
+	if (sq->need_marker) {
+		sq->need_marker = false;
+		/*
+		 * Asked for earlier; the need may be gone. A marker nobody
+		 * waits for could complete after unload.
+		 */
+		if (sq->tail_untracked && vg_sendq_waited_for(sh, sq))
+			post = true;
+		else
+			vg_sendq_settle(sh, sq);
 	}
+	if (sq->wake) {
+		sq->wake = false;
+		/* Unless a poll has reported the flush queue meanwhile. */
+		if (!sq->inflight && !list_empty(&sq->inject_node))
+			post = true;
+	}
+	if (!post)
+		return;
 	e = vg_sendq_ring_push(sq, 0, false, false, true, &signal);
 	w.wr.opcode = IB_WR_RDMA_WRITE;
 	w.wr.send_flags = IB_SEND_SIGNALED;
-	w.wr.wr_id = (uintptr_t)e;
+	w.wr.wr_id = vg_ring_wr_id(sq, e);
 
 	sh->running = true;
 	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
@@ -586,7 +643,8 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 				    sh->dev->name, sq->qp->qp_num, ret);
 		sq->inflight = 0;
 		sq->extra_retired = sq->extra_posted;
-		vg_sendq_settle(sh, sq);
+		/* The flush queue waits for the owner's next poll. */
+		__vg_sendq_settle(sh, sq, false);
 	}
 	if (sh->rerun)
 		vg_shaper_kick(sh, flags);
@@ -681,7 +739,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			       (p->u.wr.send_flags & IB_SEND_SIGNALED),
 			       false, &signal);
 	vg_sendq_build(sh, p, &c, p->csge ?: sh->sge, signal);
-	sh->wr.wr.wr_id = (uintptr_t)e;
+	sh->wr.wr.wr_id = vg_ring_wr_id(sq, e);
 	if (c.last) {
 		list_del(&p->node);
 		sq->nheld--;
@@ -927,7 +985,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		*bad = wr;
 	if (n) {
 		vg_tenant_count_queue(sq->tenant, n, 0);
-		if (!sq->blocked)
+		if (!sq->blocked && !sq->resetting)
 			vg_sched_activate(&sh->sched, sq->handle, now);
 		vg_shaper_kick(sh, &flags);
 	}
@@ -973,7 +1031,7 @@ static void vg_sendq_flushed_wc(struct vg_sendq *sq, struct vg_pwr *p,
 /* Whether @wc's wr_id is the address of an entry of @sq's ring. */
 static bool vg_sendq_ring_wc(const struct vg_sendq *sq, const struct ib_wc *wc)
 {
-	const struct vg_ring_ent *e = (void *)(uintptr_t)wc->wr_id;
+	const struct vg_ring_ent *e = vg_ring_ent_of(wc->wr_id);
 
 	return e >= sq->ring && e < sq->ring + sq->depth;
 }
@@ -1033,14 +1091,14 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 static bool vg_sendq_closed_wc(struct vg_shaper *sh, struct vg_sendq *sq,
 			       struct ib_wc *wc)
 {
-	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+	struct vg_ring_ent *e = vg_ring_ent_of(wc->wr_id);
 	bool owner = false;
 
 	/* Not a ring entry: a WR the owner posted directly. */
 	if (!vg_sendq_ring_wc(sq, wc))
 		return true;
 	/* Of an entry already retired (the ring may be freed then). */
-	if (sq->buried)
+	if (sq->buried || vg_ring_stale(sq, wc->wr_id))
 		return false;
 	if (sq->inflight) {
 		owner = vg_sendq_retire(sq, e, wc);
@@ -1108,7 +1166,7 @@ static struct vg_sendq *vg_sendq_of_wc(struct vg_qp_table *t,
 static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 			    struct ib_wc *wc, bool *kick)
 {
-	struct vg_ring_ent *e = (struct vg_ring_ent *)(uintptr_t)wc->wr_id;
+	struct vg_ring_ent *e = vg_ring_ent_of(wc->wr_id);
 	bool owner;
 
 	if (sq->dead)
@@ -1122,8 +1180,11 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 	/* Not a ring entry: a WR posted directly. */
 	if (!vg_sendq_ring_wc(sq, wc))
 		return true;
-	/* Of an entry already counted as done (reset, refused marker). */
-	if (!sq->inflight)
+	/*
+	 * Of a chunk the driver forgot in a reset, or of an entry already
+	 * counted as done (refused marker): nothing of the QP now.
+	 */
+	if (vg_ring_stale(sq, wc->wr_id) || !sq->inflight)
 		return false;
 	owner = vg_sendq_complete(sh, sq, e, wc);
 	vg_sendq_settle(sh, sq);
@@ -1131,11 +1192,13 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 }
 
 /* The poll wrapper takes the shaper lock once, at the first need. */
-static void vg_sendq_poll_lock(struct vg_shaper *sh, bool *locked,
-			       unsigned long *flags)
+static void vg_sendq_poll_lock(struct vg_shaper *sh, struct ib_cq *cq,
+			       bool *locked, unsigned long *flags)
 {
-	if (!*locked)
+	if (!*locked) {
 		spin_lock_irqsave(&sh->lock, *flags);
+		sh->poll_cq = cq;
+	}
 	*locked = true;
 }
 
@@ -1145,8 +1208,8 @@ static void vg_sendq_poll_lock(struct vg_shaper *sh, bool *locked,
  * (vg_sendq_poll_lock()) when the completion needs it.
  */
 static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
-			      struct ib_wc *wc, bool *kick, bool *locked,
-			      unsigned long *flags)
+			      struct ib_cq *cq, struct ib_wc *wc, bool *kick,
+			      bool *locked, unsigned long *flags)
 {
 	struct vg_sendq *sq;
 
@@ -1155,14 +1218,14 @@ static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
 	 * must not be looked up.
 	 */
 	if (READ_ONCE(sh->nclosed)) {
-		vg_sendq_poll_lock(sh, locked, flags);
+		vg_sendq_poll_lock(sh, cq, locked, flags);
 		sq = vg_sendq_closed_of_wc(sh, wc);
 		if (sq)
 			return vg_sendq_closed_wc(sh, sq, wc);
 	}
 	sq = vg_sendq_of_wc(t, wc);
 	if (sq) {
-		vg_sendq_poll_lock(sh, locked, flags);
+		vg_sendq_poll_lock(sh, cq, locked, flags);
 		return vg_sendq_filter(sh, sq, wc, kick);
 	}
 	if (!vg_sendq_maybe_ring(wc))
@@ -1175,7 +1238,7 @@ static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
 	smp_rmb();
 	if (!READ_ONCE(sh->nclosed))
 		return true;
-	vg_sendq_poll_lock(sh, locked, flags);
+	vg_sendq_poll_lock(sh, cq, locked, flags);
 	sq = vg_sendq_closed_of_wc(sh, wc);
 	return !sq || vg_sendq_closed_wc(sh, sq, wc);
 }
@@ -1207,16 +1270,17 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 	int i, out = 0;
 
 	for (i = 0; i < got; i++) {
-		if (!vg_sendq_poll_one(sh, t, &wc[i], &kick, &locked, &flags))
+		if (!vg_sendq_poll_one(sh, t, cq, &wc[i], &kick, &locked,
+				       &flags))
 			continue;
 		if (out != i)
 			wc[out] = wc[i];
 		out++;
 	}
-	/* A report that is queued just now comes with a wakeup (settle). */
+	/* One queued just now is reported by the marker's poll (settle). */
 	if (!locked && list_empty(&sh->inject))
 		return out;
-	vg_sendq_poll_lock(sh, &locked, &flags);
+	vg_sendq_poll_lock(sh, cq, &locked, &flags);
 	list_for_each_entry_safe(sq, tmp, &sh->inject, inject_node) {
 		if (sq->qp->send_cq != cq)
 			continue;
@@ -1230,14 +1294,18 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 		if (list_empty(&sq->flushq)) {
 			list_del_init(&sq->inject_node);
 		} else {
-			/* No room left: wake the poller again for the rest. */
-			sq->kicked = false;
-			kick = true;
+			/*
+			 * No room left. Pollers poll again after a full batch;
+			 * one that only rearms gets an event for the rest.
+			 */
+			sq->wake = true;
+			vg_sendq_attn(sh, sq, ktime_get_ns());
 		}
 	}
 	if (kick)
 		vg_shaper_arm(sh, ktime_get_ns());
 	vg_shaper_wake_idle(sh);
+	sh->poll_cq = NULL;
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return out;
 }
@@ -1249,45 +1317,100 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
  * @attr: the attributes
  * @attr_mask: which were set
  *
- * To ERR: flush. To RESET: the driver forgot every WR; so does the ring.
+ * To ERR: flush. To RESET: see vg_sendq_reset_begin().
  *
  * Context: process context; takes the shaper lock.
  */
 void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		       const struct ib_qp_attr *attr, int attr_mask)
 {
-	struct vg_pwr *p, *tmp;
 	unsigned long flags;
 
 	if (!(attr_mask & IB_QP_STATE))
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
-	if (sq->dead) {
-		/* Racing its destruction: the owner's bug. */
-	} else if (attr->qp_state == IB_QPS_ERR) {
+	/* Not if racing its destruction: the owner's bug. */
+	if (!sq->dead && attr->qp_state == IB_QPS_ERR)
 		vg_sendq_fail(sh, sq);
-	} else if (attr->qp_state == IB_QPS_RESET) {
-		list_for_each_entry_safe(p, tmp, &sq->flushq, node) {
-			list_del(&p->node);
-			sq->nheld--;
-			vg_pwr_free(p);
-		}
+	vg_shaper_wake_idle(sh);
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+static void vg_sendq_drop_wrs(struct vg_sendq *sq);
+
+/**
+ * vg_sendq_reset_begin() - a modify to RESET is about to reach the driver
+ * @sh: the shaper
+ * @sq: the QP's state
+ *
+ * RESET discards every WR of the send queue without a completion (IBA
+ * 10.3.1), and ULPs reuse a QP through RESET after an error (rdma_cm
+ * does). The shaper must forget the same: what it still holds of the QP
+ * and what it has posted, while nothing of the QP is in the driver's
+ * post_send, and so that none of it is posted into the QP after the
+ * reset. From here until vg_sendq_reset_end() the dispatcher and the
+ * timer leave the QP alone.
+ *
+ * Context: process context (the modify QP wrapper); sleeps until no post
+ * of the QP is in the driver; takes the shaper lock.
+ */
+void vg_sendq_reset_begin(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	spin_lock_irq(&sh->lock);
+	sq->resetting = true;
+	vg_sched_deactivate(&sh->sched, sq->handle);
+	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
+	spin_unlock_irq(&sh->lock);
+}
+
+/**
+ * vg_sendq_reset_end() - the driver's modify to RESET returned
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @reset: the driver reset the QP (its modify succeeded)
+ *
+ * After a reset the QP starts afresh: no WR queued or to report, no chunk
+ * in flight, no error; the ring restarts under a new generation, so that
+ * completions of chunks from before, still in the CQ, are recognised and
+ * dropped (vg_sendq_filter()) rather than retire what is posted after.
+ *
+ * Context: process context; takes the shaper lock.
+ */
+void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
+{
+	u64 now = ktime_get_ns();
+
+	spin_lock_irq(&sh->lock);
+	sq->resetting = false;
+	if (reset && !sq->dead) {
+		vg_sendq_drop_wrs(sq);
 		list_del_init(&sq->inject_node);
 		list_del_init(&sq->attn_node);
+		sq->splitting = false;
+		sq->gen = (sq->gen + 1) & VG_RING_GEN_MASK;
 		sq->head = 0;
 		sq->inflight = 0;
 		sq->extra_retired = sq->extra_posted;
 		sq->tail_untracked = false;
 		sq->need_marker = false;
+		sq->wake = false;
 		sq->retry = false;
 		sq->unsignaled = 0;
 		sq->error = false;
 		sq->blocked = false;
 		sq->first_err = IB_WC_SUCCESS;
-		vg_sendq_reactivate(sh, sq, ktime_get_ns());
+	} else if (!sq->dead) {
+		/* Nothing changed: take up what waited. */
+		if (sq->blocked) {
+			sq->retry = true;
+			vg_sendq_attn(sh, sq, now);
+		}
+		if (vg_sendq_reactivate(sh, sq, now))
+			vg_shaper_arm(sh, now);
+		vg_sendq_settle(sh, sq);
 	}
 	vg_shaper_wake_idle(sh);
-	spin_unlock_irqrestore(&sh->lock, flags);
+	spin_unlock_irq(&sh->lock);
 }
 
 /* Under the shaper lock: the driver has everything of @sq the shaper held. */

@@ -152,37 +152,6 @@ void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
 }
 
 /*
- * Under the shaper lock: wake the poller of one CQ whose QP has flush
- * completions waiting (sendq.c releases them once nothing of the QP is in
- * flight). The CQ's handler runs without the lock, because a ULP's
- * handler may poll, and the poll wrapper takes it; the QP's busy count
- * keeps it (and so its CQ) from being destroyed meanwhile.
- */
-static bool vg_shaper_wake_one(struct vg_shaper *sh, unsigned long *flags)
-{
-	struct vg_sendq *sq;
-	struct ib_cq *cq;
-
-	list_for_each_entry(sq, &sh->inject, inject_node) {
-		if (sq->kicked)
-			continue;
-		sq->kicked = true;
-		cq = sq->qp->send_cq;
-		/* Direct pollers poll on their own; their handler warns. */
-		if (!cq || !cq->comp_handler || cq->poll_ctx == IB_POLL_DIRECT)
-			return true;
-		sq->busy++;
-		spin_unlock_irqrestore(&sh->lock, *flags);
-		cq->comp_handler(cq, cq->cq_context);
-		spin_lock_irqsave(&sh->lock, *flags);
-		sq->busy--;
-		vg_shaper_wake_idle(sh);
-		return true;
-	}
-	return false;
-}
-
-/*
  * Under the shaper lock, no dispatcher running: post the markers and
  * retries vg_shaper::attn asks for (sendq.c), one QP at a time.
  */
@@ -206,8 +175,6 @@ static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
 	spin_lock_irqsave(&sh->lock, flags);
 	vg_shaper_kick(sh, &flags);
 	vg_shaper_attend(sh, &flags);
-	while (vg_shaper_wake_one(sh, &flags))
-		;
 	/* A dispatcher elsewhere held the role: come back for the rest. */
 	if (!list_empty(&sh->attn))
 		vg_shaper_arm(sh, ktime_get_ns() + VG_ATTN_RETRY_NS);

@@ -98,8 +98,8 @@ struct vg_pwr {
 /**
  * struct vg_sendq - the shaper's state for one kernel-owned QP
  * @node: in vg_shaper::sqs
- * @inject_node: in vg_shaper::inject while @flushq waits for its CQ's
- *	poller; empty otherwise
+ * @inject_node: in vg_shaper::inject while @flushq waits for the next
+ *	poll of its CQ; empty otherwise
  * @attn_node: in vg_shaper::attn while @need_marker or @retry
  * @rcu: frees the vg_sendq after lockless readers (the post wrapper)
  * @qp: the QP
@@ -134,9 +134,13 @@ struct vg_pwr {
  * @error: the QP is in error: WRs are flushed, not posted
  * @blocked: the send queue is full; the QP waits for completions
  * @first_err: the first error status of a chunk the owner did not see
- * @kicked: its CQ's poller was woken for @flushq
- * @busy: users of the QP without the shaper lock (a post in the driver,
- *	the CQ waker); destroy waits for 0
+ * @wake: @flushq waits for a poll that nothing may cause: post a marker,
+ *	whose completion the driver signals from its own context
+ * @resetting: a modify to RESET is in the driver: nothing of the QP is
+ *	posted (vg_sendq_reset_begin())
+ * @gen: the QP's resets, modulo 8, carried in its chunks' wr_ids
+ * @busy: users of the QP without the shaper lock (a post in the
+ *	driver); destroy waits for 0
  * @posting: a chunk or marker of the QP is in the driver's post_send,
  *	which runs without the shaper lock
  * @tail_untracked: something was posted after the newest signaled ring
@@ -183,7 +187,9 @@ struct vg_sendq {
 	bool error;
 	bool blocked;
 	enum ib_wc_status first_err;
-	bool kicked;
+	bool wake;
+	bool resetting;
+	u8 gen;
 	u32 busy;
 	bool posting;
 	bool tail_untracked;
@@ -215,6 +221,8 @@ struct vg_sendq {
  * @nclosed: entries of @closed (read locklessly by the poll wrapper)
  * @inject: vg_sendqs whose @flushq is ready to be reported (read
  *	locklessly by the poll wrapper)
+ * @poll_cq: the CQ whose poll wrapper holds @lock, NULL if none: what
+ *	becomes ready for it is reported by that poll
  * @post_send: the driver's post_send
  * @nsqs: entries of @sqs (read locklessly by the poll wrapper)
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
@@ -247,6 +255,7 @@ struct vg_shaper {
 	struct list_head closed;
 	u32 nclosed;
 	struct list_head inject;
+	struct ib_cq *poll_cq;
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad);
 	u32 nsqs;
@@ -305,6 +314,8 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad);
 int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 		  struct ib_cq *cq, int n, struct ib_wc *wc, int got);
+void vg_sendq_reset_begin(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset);
 void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		       const struct ib_qp_attr *attr, int attr_mask);
 void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq);
