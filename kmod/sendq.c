@@ -1420,6 +1420,18 @@ static bool vg_sendq_handed_over(const struct vg_sendq *sq)
 			    list_empty(&sq->flushq) && !sq->posting);
 }
 
+/* Takes the shaper lock: vg_sendq_handed_over() for a wait_event(). */
+static bool vg_sendq_handed_over_locked(struct vg_shaper *sh,
+					struct vg_sendq *sq)
+{
+	bool done;
+
+	spin_lock_irq(&sh->lock);
+	done = vg_sendq_handed_over(sq);
+	spin_unlock_irq(&sh->lock);
+	return done;
+}
+
 /**
  * vg_sendq_quiesce() - wait until the driver has all the QP's WRs
  * @sh: the shaper
@@ -1429,13 +1441,29 @@ static bool vg_sendq_handed_over(const struct vg_sendq *sq)
  * the pacer's pace) or, if the QP is in error, reported as flushed. A
  * drain WR the driver posts after this completes after all of them.
  *
+ * The pacer posts only into room that completions free, and flushes are
+ * reported by polls: for a CQ its owner polls directly, nobody polls
+ * while the owner drains, so the wait polls it every 100 ms, as
+ * ib_core's and mlx5's drains poll such a CQ for their drain WR (the
+ * owner's completions reach it from here, as they would from those).
+ *
  * Context: process context; sleeps; takes the shaper lock.
  */
 void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq)
 {
-	spin_lock_irq(&sh->lock);
-	wait_event_lock_irq(sh->idle_wq, vg_sendq_handed_over(sq), sh->lock);
-	spin_unlock_irq(&sh->lock);
+	struct ib_cq *cq = sq->send_cq;
+
+	if (cq->poll_ctx != IB_POLL_DIRECT) {
+		spin_lock_irq(&sh->lock);
+		wait_event_lock_irq(sh->idle_wq, vg_sendq_handed_over(sq),
+				    sh->lock);
+		spin_unlock_irq(&sh->lock);
+		return;
+	}
+	while (!wait_event_timeout(sh->idle_wq,
+				   vg_sendq_handed_over_locked(sh, sq),
+				   HZ / 10))
+		ib_process_cq_direct(cq, -1);
 }
 
 /**

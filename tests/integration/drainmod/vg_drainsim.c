@@ -4,7 +4,8 @@
  * its own, built the way mlx5's is: move the QP to the error state, post
  * the drain WR with the driver's post_send as it was when this module was
  * loaded (so past anything interposed later), and wait for its
- * completion. Load it before verbsgate and unload it after:
+ * completion, polling the CQ itself if its owner polls it directly, as
+ * mlx5's does. Load it before verbsgate and unload it after:
  *
  *   insmod vg_drainsim.ko dev=rxe0
  *   cat /sys/module/vg_drainsim/parameters/drains
@@ -43,7 +44,7 @@ struct vg_drainsim_wait {
 	struct completion done;
 };
 
-/* The CQ's poller: softirq or workqueue. */
+/* The CQ's poller: softirq, workqueue, or the drain itself. */
 static void vg_drainsim_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct vg_drainsim_wait *w =
@@ -52,7 +53,7 @@ static void vg_drainsim_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&w->done);
 }
 
-/* Process context (ib_drain_sq()); sleeps. CQs polled directly are left. */
+/* Process context (ib_drain_sq()); sleeps. */
 static void vg_drainsim_drain_sq(struct ib_qp *qp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
@@ -66,15 +67,17 @@ static void vg_drainsim_drain_sq(struct ib_qp *qp)
 	};
 	const struct ib_send_wr *bad;
 
-	if (qp->send_cq->poll_ctx == IB_POLL_DIRECT)
-		return;
 	init_completion(&w.done);
 	if (ib_modify_qp(qp, &attr, IB_QP_STATE) ||
 	    vg_drainsim_post(qp, &wr.wr, &bad)) {
 		pr_warn("vg_drainsim: QP %u not drained\n", qp->qp_num);
 		return;
 	}
-	wait_for_completion(&w.done);
+	if (qp->send_cq->poll_ctx == IB_POLL_DIRECT)
+		while (wait_for_completion_timeout(&w.done, HZ / 10) <= 0)
+			ib_process_cq_direct(qp->send_cq, -1);
+	else
+		wait_for_completion(&w.done);
 	atomic_inc(&vg_drainsim_count);
 }
 
