@@ -214,13 +214,7 @@ static void vg_cqctx_teardown(struct vg_cqctx *c)
 	else if (c->cq)
 		ib_free_cq(c->cq);
 	c->cq = NULL;
-	for (i = 0; i < 2; i++) {
-		if (c->buf[i])
-			ib_dma_unmap_single(c->ibdev, c->addr[i], size,
-					    DMA_BIDIRECTIONAL);
-		kvfree(c->buf[i]);
-		c->buf[i] = NULL;
-	}
+	vg_kconn_bufs_free(c->ibdev, c->buf, c->addr, 2, size);
 	if (c->pd)
 		ib_dealloc_pd(c->pd);
 	c->pd = NULL;
@@ -240,7 +234,7 @@ static int vg_cqctx_setup(struct vg_cqctx *c)
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
-	int i, ret;
+	int ret;
 
 	c->pd = ib_alloc_pd(c->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
 	if (IS_ERR(c->pd)) {
@@ -248,18 +242,9 @@ static int vg_cqctx_setup(struct vg_cqctx *c)
 		c->pd = NULL;
 		return ret;
 	}
-	for (i = 0; i < 2; i++) {
-		c->buf[i] = kvzalloc(size, GFP_KERNEL);
-		if (!c->buf[i])
-			return -ENOMEM;
-		c->addr[i] = ib_dma_map_single(c->ibdev, c->buf[i], size,
-					       DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(c->ibdev, c->addr[i])) {
-			kvfree(c->buf[i]);
-			c->buf[i] = NULL;
-			return -ENOMEM;
-		}
-	}
+	ret = vg_kconn_bufs_alloc(c->ibdev, c->buf, c->addr, 2, size);
+	if (ret)
+		return ret;
 	if (c->kind == VG_CQCTX_LEGACY)
 		c->cq = ib_create_cq(c->ibdev, vg_cqctx_event, NULL, c,
 				     &cq_attr);
@@ -273,19 +258,7 @@ static int vg_cqctx_setup(struct vg_cqctx *c)
 	}
 	init.send_cq = c->cq;
 	init.recv_cq = c->cq;
-	for (i = 0; i < 2; i++) {
-		c->qp[i] = ib_create_qp(c->pd, &init);
-		if (IS_ERR(c->qp[i])) {
-			ret = PTR_ERR(c->qp[i]);
-			c->qp[i] = NULL;
-			return ret;
-		}
-	}
-	ret = vg_kconn_addr(c->ibdev, 1, &c->where);
-	if (!ret)
-		ret = vg_kconn_connect(c->qp[0], c->qp[1]->qp_num, &c->where, 1);
-	return ret ?: vg_kconn_connect(c->qp[1], c->qp[0]->qp_num, &c->where,
-				       1);
+	return vg_kconn_pair(c->pd, &init, &c->where, c->qp);
 }
 
 /* Process context: @wrs signaled WRITEs, then the sender to ERR. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vg_kconn.h: connect kernel RC QPs over one RoCE device's loopback, for
- * the test bed's test-only ULPs (tests/integration/kqp, rcpair,
- * readinv). Static functions: each module that includes it has its own
+ * the test bed's test-only ULPs (tests/integration/kqp, cqctx, rcpair,
+ * readinv), with the buffers they move. Static functions: each module that includes it has its own
  * copy. Never use outside the test bed.
  *
  * Kernel QPs get no address resolution from ib_modify_qp() (only user
@@ -13,6 +13,7 @@
 #define _VG_KCONN_H
 
 #include <linux/etherdevice.h>
+#include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -117,6 +118,71 @@ static int vg_kconn_connect(struct ib_qp *qp, u32 peer_qpn,
 	return vg_kconn_modify(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
 			       IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			       IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/*
+ * Process context: @n zeroed buffers of @len bytes in @buf, mapped for
+ * @ibdev at @dma. On failure the caller frees what was made with
+ * vg_kconn_bufs_free(). Return: 0 or -ENOMEM.
+ */
+static inline int vg_kconn_bufs_alloc(struct ib_device *ibdev, void **buf,
+				      u64 *dma, int n, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		buf[i] = kvzalloc(len, GFP_KERNEL);
+		if (!buf[i])
+			return -ENOMEM;
+		dma[i] = ib_dma_map_single(ibdev, buf[i], len,
+					   DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, dma[i])) {
+			kvfree(buf[i]);
+			buf[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Process context: unmap and free what vg_kconn_bufs_alloc() made. */
+static inline void vg_kconn_bufs_free(struct ib_device *ibdev, void **buf,
+				      u64 *dma, int n, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i])
+			ib_dma_unmap_single(ibdev, dma[i], len,
+					    DMA_BIDIRECTIONAL);
+		kvfree(buf[i]);
+		buf[i] = NULL;
+	}
+}
+
+/*
+ * Process context: two RC QPs of @pd created with @init (its CQs set)
+ * in @qp and connected to each other at @a. On failure the caller
+ * destroys those in @qp that are not NULL. Return: 0 or -errno.
+ */
+static inline int vg_kconn_pair(struct ib_pd *pd,
+				struct ib_qp_init_attr *init,
+				struct vg_kconn_addr *a, struct ib_qp **qp)
+{
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		qp[i] = ib_create_qp(pd, init);
+		if (IS_ERR(qp[i])) {
+			ret = PTR_ERR(qp[i]);
+			qp[i] = NULL;
+			return ret;
+		}
+	}
+	ret = vg_kconn_addr(pd->device, 1, a);
+	for (i = 0; !ret && i < 2; i++)
+		ret = vg_kconn_connect(qp[i], qp[1 - i]->qp_num, a, 1);
+	return ret;
 }
 
 #endif /* _VG_KCONN_H */

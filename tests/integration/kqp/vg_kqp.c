@@ -81,13 +81,7 @@ static void vg_kqp_teardown(struct vg_kqp_round *r)
 	if (r->cq)
 		ib_free_cq(r->cq);
 	r->cq = NULL;
-	for (i = 0; i < 2; i++) {
-		if (r->buf[i])
-			ib_dma_unmap_single(r->ibdev, r->addr[i], size,
-					    DMA_BIDIRECTIONAL);
-		kvfree(r->buf[i]);
-		r->buf[i] = NULL;
-	}
+	vg_kconn_bufs_free(r->ibdev, r->buf, r->addr, 2, size);
 	if (r->pd)
 		ib_dealloc_pd(r->pd);
 	r->pd = NULL;
@@ -106,7 +100,7 @@ static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
-	int i, ret;
+	int ret;
 
 	r->pd = ib_alloc_pd(r->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
 	if (IS_ERR(r->pd)) {
@@ -114,18 +108,9 @@ static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 		r->pd = NULL;
 		return ret;
 	}
-	for (i = 0; i < 2; i++) {
-		r->buf[i] = kvzalloc(size, GFP_KERNEL);
-		if (!r->buf[i])
-			return -ENOMEM;
-		r->addr[i] = ib_dma_map_single(r->ibdev, r->buf[i], size,
-					       DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(r->ibdev, r->addr[i])) {
-			kvfree(r->buf[i]);
-			r->buf[i] = NULL;
-			return -ENOMEM;
-		}
-	}
+	ret = vg_kconn_bufs_alloc(r->ibdev, r->buf, r->addr, 2, size);
+	if (ret)
+		return ret;
 	r->cq = ib_alloc_cq(r->ibdev, r, 2 * wrs + 4, 0, poll);
 	if (IS_ERR(r->cq)) {
 		ret = PTR_ERR(r->cq);
@@ -134,19 +119,7 @@ static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 	}
 	init.send_cq = r->cq;
 	init.recv_cq = r->cq;
-	for (i = 0; i < 2; i++) {
-		r->qp[i] = ib_create_qp(r->pd, &init);
-		if (IS_ERR(r->qp[i])) {
-			ret = PTR_ERR(r->qp[i]);
-			r->qp[i] = NULL;
-			return ret;
-		}
-	}
-	ret = vg_kconn_addr(r->ibdev, 1, &r->where);
-	if (!ret)
-		ret = vg_kconn_connect(r->qp[0], r->qp[1]->qp_num, &r->where, 1);
-	return ret ?: vg_kconn_connect(r->qp[1], r->qp[0]->qp_num, &r->where,
-				       1);
+	return vg_kconn_pair(r->pd, &init, &r->where, r->qp);
 }
 
 /* Process context: @wrs signaled WRITEs from buffer 0 to buffer 1. */
