@@ -522,26 +522,9 @@ static bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq,
 	return true;
 }
 
-/**
- * vg_sendq_settle() - let what waits for the QP's completions proceed
- * @sh: the shaper
- * @sq: the QP
- *
- * Two things wait for every completion of a QP: its flush queue (whose
- * completions must come after those of everything posted) and the unload
- * drain (every ring entry must retire). If the last thing posted may
- * never complete visibly (an unsignaled chunk, a direct WR), a marker is
- * posted first (vg_sendq_attend()); with nothing in flight, the flush
- * queue goes to the next poll of the QP's send CQ.
- *
- * That poll must come from the context the CQ's owner chose (irq_poll,
- * its work, its own handler armed by ib_req_notify_cq(), or its own
- * polling), so verbsgate never calls a completion handler itself. If the
- * flush queue became ready in a poll of that CQ, that poll reports it.
- * Otherwise (@wake) a marker is posted whose completion the driver
- * reports like any other, raising the CQ's event from its own context.
- *
- * Context: any; the shaper lock held.
+/*
+ * vg_sendq_settle(), and with @wake false after the driver refused a
+ * marker: the flush queue then waits for the owner's next poll.
  */
 static void __vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq,
 			      bool wake)
@@ -563,6 +546,27 @@ static void __vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq,
 	}
 }
 
+/**
+ * vg_sendq_settle() - let what waits for the QP's completions proceed
+ * @sh: the shaper
+ * @sq: the QP
+ *
+ * Two things wait for every completion of a QP: its flush queue (whose
+ * completions must come after those of everything posted) and the unload
+ * drain (every ring entry must retire). If the last thing posted may
+ * never complete visibly (an unsignaled chunk, a direct WR), a marker is
+ * posted first (vg_sendq_attend()); with nothing in flight, the flush
+ * queue goes to the next poll of the QP's send CQ.
+ *
+ * That poll must come from the context the CQ's owner chose (irq_poll,
+ * its work, its own handler armed by ib_req_notify_cq(), or its own
+ * polling), so verbsgate never calls a completion handler itself. If the
+ * flush queue became ready in a poll of that CQ, that poll reports it.
+ * Otherwise (@wake) a marker is posted whose completion the driver
+ * reports like any other, raising the CQ's event from its own context.
+ *
+ * Context: any; the shaper lock held.
+ */
 void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	__vg_sendq_settle(sh, sq, true);
