@@ -50,3 +50,39 @@ def test_undrained_destroy_with_queued_and_inflight_chunks(guest):
     assert after["careless"]["queued_wrs"] == 0
     # Nothing of the destroyed QPs keeps the module: it unloads.
     assert guest.unload_verbsgate().ok
+
+
+DRAINSIM = REPO / "tests" / "integration" / "drainmod" / "vg_drainsim.ko"
+
+
+def test_driver_drain_with_directly_polled_cq(guest):
+    """A ULP drains its QPs before destroying them, with WRITEs still held
+    by the pacer, on a driver with a drain_sq of its own (vg_drainsim,
+    mlx5's kind). verbsgate first hands the QP's WRs to the driver, at
+    the pacer's pace and only into room that polled completions free;
+    for a CQ the ULP polls directly nobody polls during the drain but the
+    drain, so verbsgate's wait must poll it. Every drain ends and every
+    WR completes exactly once, on directly polled and softirq CQs."""
+    g = guest
+    g.run(f"insmod {DRAINSIM} dev={g.rxe_dev}", check=True)
+    try:
+        assert g.load_verbsgate().ok
+        cli_ok(g, "tenant add careful ulp vg_kqp class bandwidth weight 1")
+        # 32 WRITEs of 256 KiB in 16 KiB chunks: 512 chunks, more than
+        # the ring of the QP's send queue holds in flight.
+        cli_ok(g, f"dev set {g.rxe_dev} maxrate 200mbit chunk 16k "
+                  "chunk-nolat 16k enforce on")
+        mark = g.console_mark()
+        res = g.run(f"insmod {KQP} dev={g.rxe_dev} rounds=6 wrs=32 "
+                    "size=262144 drain=1 && rmmod vg_kqp", timeout=180)
+        console = g.console_since(mark)
+        assert res.ok, res.out + console[-4000:]
+        assert "6 rounds of drained destroys passed" in console
+        drains = int(g.run("cat /sys/module/vg_drainsim/parameters/drains",
+                           check=True).out)
+        assert drains >= 6, drains
+        assert guest.unload_verbsgate().ok
+    finally:
+        if g.verbsgate_loaded():
+            g.unload_verbsgate()
+        g.run("rmmod vg_drainsim")

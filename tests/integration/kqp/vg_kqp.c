@@ -8,14 +8,19 @@
  *
  *   insmod vg_kqp.ko dev=rxe0 rounds=200 wrs=16 size=262144
  *
- * destroy (the only scenario): each round posts @wrs signaled RDMA
- * WRITEs of @size bytes and destroys the sending QP without draining it,
- * after a delay that grows with the round (none, then up to 7 ms), so
- * that the QP goes with WRs still queued, chunks in the driver, or both.
- * Even rounds use a CQ polled directly, odd ones a softirq-polled CQ.
- * Every completion the owner sees must be one of its own WRs, at most
- * once each; whatever else reaches it fails the round (directly polled)
- * or crashes the guest (softirq: ib_core calls wr_cqe->done).
+ * destroy (the default): each round posts @wrs signaled RDMA WRITEs of
+ * @size bytes and destroys the sending QP without draining it, after a
+ * delay that grows with the round (none, then up to 7 ms), so that the
+ * QP goes with WRs still queued, chunks in the driver, or both. Even
+ * rounds use a CQ polled directly, odd ones a softirq-polled CQ. Every
+ * completion the owner sees must be one of its own WRs, at most once
+ * each; whatever else reaches it fails the round (directly polled) or
+ * crashes the guest (softirq: ib_core calls wr_cqe->done).
+ *
+ * drain=1: the same, but the round drains the QP (ib_drain_qp()) before
+ * it destroys it, and polls nothing itself before: for a CQ polled
+ * directly the drain polls, as ib_core's and mlx5's do. Every WR must
+ * then have completed exactly once.
  *
  * Never load it outside the test bed.
  */
@@ -39,6 +44,9 @@ MODULE_PARM_DESC(wrs, "RDMA WRITEs posted per round (at most 64)");
 static uint size = 256 * 1024;
 module_param(size, uint, 0444);
 MODULE_PARM_DESC(size, "bytes per RDMA WRITE");
+static bool drain;
+module_param(drain, bool, 0444);
+MODULE_PARM_DESC(drain, "drain each QP before destroying it");
 
 #define VG_KQP_MAX_WRS	64
 
@@ -181,7 +189,9 @@ static int vg_kqp_round(struct vg_kqp_round *r, u32 round)
 	}
 	if (delay_us)
 		usleep_range(delay_us, delay_us + 100);
-	/* The careless part: no ib_drain_qp() before the destroy. */
+	/* Unless @drain, the careless part: no ib_drain_qp() before. */
+	if (drain)
+		ib_drain_qp(r->qp[0]);
 	ib_destroy_qp(r->qp[0]);
 	r->qp[0] = NULL;
 	/* Let the driver and the poller finish with what is in the CQ. */
@@ -194,6 +204,11 @@ static int vg_kqp_round(struct vg_kqp_round *r, u32 round)
 		ret = -EIO;
 	}
 	for (i = 0; i < wrs; i++) {
+		if (drain && !atomic_read(&r->seen[i])) {
+			pr_err("vg_kqp: round %u: WR %u of a drained QP never completed\n",
+			       round, i);
+			ret = -EIO;
+		}
 		if (atomic_read(&r->seen[i]) > 1) {
 			pr_err("vg_kqp: round %u: WR %u completed %d times\n",
 			       round, i, atomic_read(&r->seen[i]));
@@ -224,8 +239,8 @@ static int __init vg_kqp_init(void)
 	for (round = 0; round < rounds && !ret; round++)
 		ret = vg_kqp_round(r, round);
 	if (!ret)
-		pr_info("vg_kqp: %u rounds of undrained destroys passed\n",
-			rounds);
+		pr_info("vg_kqp: %u rounds of %s destroys passed\n", rounds,
+			drain ? "drained" : "undrained");
 	ib_device_put(r->ibdev);
 	kfree(r);
 	return ret;
