@@ -1456,17 +1456,11 @@ static bool vg_sendq_handed_over_locked(struct vg_shaper *sh,
 void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	struct ib_cq *cq = sq->send_cq;
+	long slice = cq->poll_ctx == IB_POLL_DIRECT ? HZ / 10 :
+						      MAX_SCHEDULE_TIMEOUT;
 
-	if (cq->poll_ctx != IB_POLL_DIRECT) {
-		spin_lock_irq(&sh->lock);
-		wait_event_lock_irq(sh->idle_wq, vg_sendq_handed_over(sq),
-				    sh->lock);
-		spin_unlock_irq(&sh->lock);
-		return;
-	}
 	while (!wait_event_timeout(sh->idle_wq,
-				   vg_sendq_handed_over_locked(sh, sq),
-				   HZ / 10))
+				   vg_sendq_handed_over_locked(sh, sq), slice))
 		ib_process_cq_direct(cq, -1);
 }
 
