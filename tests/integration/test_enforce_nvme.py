@@ -21,6 +21,7 @@ to the same test's other runs. Each measuring test prints a Markdown table
 tmp_path; with VERBSGATE_REPORT=FILE set, it is also appended to FILE.
 """
 import collections
+import contextlib
 import json
 import os
 import re
@@ -580,6 +581,50 @@ def test_qp_error_flushes(bed, request, tmp_path):
 DRAIN_MODULE = REPO / "tests" / "integration" / "drainmod" / "vg_drainsim.ko"
 
 
+@contextlib.contextmanager
+def drainsim_bed(g: Guest):
+    """vg_drainsim gives rxe a drain_sq of its own; verbsgate is loaded
+    over it with tenant t (address A) paced at QP_ERROR_RATE and splitting
+    on. Yields (the tenant objects after loading, the console mark);
+    unloads both afterwards."""
+    g.run(f"insmod {DRAIN_MODULE} dev={g.rxe_dev}", check=True)
+    try:
+        load(g)
+        objects = tenant_objects(g)
+        add_tenants(g, {"t": (A, "bandwidth", 1)})
+        cli_ok(g, f"dev set rxe0 maxrate {QP_ERROR_RATE} {SPLIT}")
+        yield objects, g.console_mark()
+    finally:
+        if g.verbsgate_loaded():
+            g.unload_verbsgate()
+        g.run("rmmod vg_drainsim")
+
+
+def drains(g: Guest) -> int:
+    """Drains vg_drainsim's drain_sq has completed."""
+    return int(g.run("cat /sys/module/vg_drainsim/parameters/drains",
+                     check=True).out)
+
+
+def assert_drained_cleanly(g: Guest, want: int, objects: int, mark: int):
+    """After a disconnect: at least want drains completed and every QP is
+    gone, tenant t holds no WR and goes with all its objects, no QP was
+    destroyed with WRs queued or left undrained (console since mark), and
+    verbsgate unloads."""
+    eventually(g, "every QP to be drained and destroyed",
+               lambda: (drains(g) >= want, cli_json(g, "qp show")),
+               (True, []))
+    eventually(g, "no WR to stay queued",
+               lambda: stats(g)["t"]["queued_wrs"], 0)
+    cli_ok(g, "tenant del t")
+    eventually(g, "the tenant objects to be freed",
+               lambda: tenant_objects(g), objects)
+    log = g.console()[mark:]
+    assert "destroyed with" not in log, log[-3000:]
+    assert "not drained" not in log, log[-3000:]
+    assert g.unload_verbsgate().ok
+
+
 def test_driver_drain_sq(bed, request, tmp_path):
     """A driver with a drain_sq of its own (mlx5's kind: its drain WR goes
     past post_send; vg_drainsim gives rxe one) drains the QPs of a
@@ -589,13 +634,7 @@ def test_driver_drain_sq(bed, request, tmp_path):
     completions), every drain completes, and nothing is left behind."""
     g = bed
     nqn = nvme.subsystem_nqn(A)
-    g.run(f"insmod {DRAIN_MODULE} dev={g.rxe_dev}", check=True)
-    try:
-        load(g)
-        objects = tenant_objects(g)
-        add_tenants(g, {"t": (A, "bandwidth", 1)})
-        cli_ok(g, f"dev set rxe0 maxrate {QP_ERROR_RATE} {SPLIT}")
-        mark = g.console_mark()
+    with drainsim_bed(g) as (objects, mark):
         with nvme.nvme_subsystems(g, [A]) as devs:
             assert_qps_in_tenants(g, {A: "t"})
             nqps = len(cli_json(g, "qp show"))
@@ -612,30 +651,10 @@ def test_driver_drain_sq(bed, request, tmp_path):
                 seconds = time.monotonic() - start
             finally:
                 bg.kill()
-        def drains() -> int:
-            return int(g.run("cat /sys/module/vg_drainsim/parameters/drains",
-                             check=True).out)
-
-        eventually(g, "every QP to be drained and destroyed",
-                   lambda: (drains() >= nqps, cli_json(g, "qp show")),
-                   (True, []))
-        eventually(g, "no WR to stay queued",
-                   lambda: stats(g)["t"]["queued_wrs"], 0)
-        cli_ok(g, "tenant del t")
-        eventually(g, "the tenant objects to be freed",
-                   lambda: tenant_objects(g),
-                   objects)
-        log = g.console()[mark:]
-        assert "destroyed with" not in log, log[-3000:]
-        assert "not drained" not in log, log[-3000:]
-        assert g.unload_verbsgate().ok
+        assert_drained_cleanly(g, nqps, objects, mark)
         report(request, tmp_path, "Driver-owned drain_sq under pacing",
                ["QPs", "WRs queued at disconnect", "drains", "disconnect s"],
-               [[nqps, queued, drains(), f"{seconds:.1f}"]], [])
-    finally:
-        if g.verbsgate_loaded():
-            g.unload_verbsgate()
-        g.run("rmmod vg_drainsim")
+               [[nqps, queued, drains(g), f"{seconds:.1f}"]], [])
 
 
 POLL_QUEUES = 2
@@ -652,13 +671,7 @@ def test_driver_drain_sq_poll_queues(bed, request, tmp_path):
     drain completes, no I/O fails, and nothing is left behind."""
     g = bed
     nqn = nvme.subsystem_nqn(A)
-    g.run(f"insmod {DRAIN_MODULE} dev={g.rxe_dev}", check=True)
-    try:
-        load(g)
-        objects = tenant_objects(g)
-        add_tenants(g, {"t": (A, "bandwidth", 1)})
-        cli_ok(g, f"dev set rxe0 maxrate {QP_ERROR_RATE} {SPLIT}")
-        mark = g.console_mark()
+    with drainsim_bed(g) as (objects, mark):
         with nvme.nvme_subsystems(
                 g, [A], connect_opts=f"--nr-poll-queues={POLL_QUEUES}"
                 ) as devs:
@@ -691,34 +704,15 @@ def test_driver_drain_sq_poll_queues(bed, request, tmp_path):
                 bg.kill()
             passes = bg.results()
 
-        def drains() -> int:
-            return int(g.run("cat /sys/module/vg_drainsim/parameters/drains",
-                             check=True).out)
-
-        eventually(g, "every QP to be drained and destroyed",
-                   lambda: (drains() >= 2 * nqps, cli_json(g, "qp show")),
-                   (True, []))
-        eventually(g, "no WR to stay queued",
-                   lambda: stats(g)["t"]["queued_wrs"], 0)
-        cli_ok(g, "tenant del t")
-        eventually(g, "the tenant objects to be freed",
-                   lambda: tenant_objects(g), objects)
-        log = g.console()[mark:]
-        assert "destroyed with" not in log, log[-3000:]
-        assert "not drained" not in log, log[-3000:]
-        assert g.unload_verbsgate().ok
+        assert_drained_cleanly(g, 2 * nqps, objects, mark)
         report(request, tmp_path, "Driver-owned drain_sq, poll queues",
                ["QPs", "WRs queued at reset", "drains", "reset s",
                 "disconnect s", "fio passes before the disconnect"],
-               [[nqps, queued, drains(), f"{reset_s:.1f}",
+               [[nqps, queued, drains(g), f"{reset_s:.1f}",
                  f"{disconnect_s:.1f}", len(passes)]], [])
         # The pass across the reset wrote and verified everything; the
         # one the disconnect cut short may end with an error.
         assert passes and passes[0].ok, [p.describe() for p in passes]
-    finally:
-        if g.verbsgate_loaded():
-            g.unload_verbsgate()
-        g.run("rmmod vg_drainsim")
 
 
 POSTFAULT_MODULE = REPO / "tests" / "integration" / "postfault" / \

@@ -36,6 +36,22 @@ def tenant_stats(g: Guest) -> dict:
     return {t["name"]: t for t in cli_json(g, "stats")["tenants"]}["pair"]
 
 
+def run_pair_shaped(g: Guest, params: str, dev_set: str = ""):
+    """vg_rcpair under verbsgate (shape_pair(), then `dev set` dev_set if
+    given), which is unloaded afterwards: (ok, kernel log, the tenant's
+    counters before and after)."""
+    shape_pair(g)
+    try:
+        if dev_set:
+            cli_ok(g, f"dev set {g.rxe_dev} {dev_set}")
+        before = tenant_stats(g)
+        ok, log = run_pair(g, params)
+        after = tenant_stats(g)
+    finally:
+        g.unload_verbsgate()
+    return ok, log, before, after
+
+
 def test_reset_and_reuse(guest):
     """A QP moved to ERR and through RESET->INIT->RTR->RTS moves checked
     data again, twice: first with its WRITEs' completions polled before
@@ -49,13 +65,7 @@ def test_reset_and_reuse(guest):
     ok, log = run_pair(g, params)
     assert ok, f"without verbsgate:\n{log}"
 
-    shape_pair(g)
-    try:
-        before = tenant_stats(g)
-        ok, log = run_pair(g, params)
-        after = tenant_stats(g)
-    finally:
-        g.unload_verbsgate()
+    ok, log, before, after = run_pair_shaped(g, params)
     assert ok, f"with verbsgate:\n{log}"
     # The WRITEs were split, before and after the resets.
     split = after["split_wrs"] - before["split_wrs"]
@@ -75,14 +85,7 @@ def test_reset_forgets_what_verbsgate_held(guest):
     ok, log = run_pair(g, params)
     assert ok, f"without verbsgate:\n{log}"
 
-    shape_pair(g)
-    cli_ok(g, f"dev set {g.rxe_dev} maxrate 4mbit")
-    try:
-        before = tenant_stats(g)
-        ok, log = run_pair(g, params)
-        after = tenant_stats(g)
-    finally:
-        g.unload_verbsgate()
+    ok, log, before, after = run_pair_shaped(g, params, "maxrate 4mbit")
     assert ok, f"with verbsgate:\n{log}"
     assert "10 resets, 10 from RTS" in log, log
     split = after["split_wrs"] - before["split_wrs"]
@@ -106,13 +109,7 @@ def test_create_when_driver_refuses_headroom(guest):
             params = f"len=262144 sq={sq} resets=1"
             ok, log = run_pair(g, params)
             assert ok, f"without verbsgate, send queue {sq}:\n{log}"
-            shape_pair(g)
-            try:
-                before = tenant_stats(g)
-                ok, log = run_pair(g, params)
-                after = tenant_stats(g)
-            finally:
-                g.unload_verbsgate()
+            ok, log, before, after = run_pair_shaped(g, params)
             refused = int(g.run("cat /sys/module/vg_sqcap/parameters/refused",
                                 check=True).out)
         finally:

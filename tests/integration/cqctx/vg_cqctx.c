@@ -224,16 +224,6 @@ static void vg_cqctx_teardown(struct vg_cqctx *c)
 static int vg_cqctx_setup(struct vg_cqctx *c)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 2 * wrs + 4 };
-	struct ib_qp_init_attr init = {
-		.cap = {
-			.max_send_wr = wrs,
-			.max_recv_wr = 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.qp_type = IB_QPT_RC,
-	};
 	int ret;
 
 	c->pd = ib_alloc_pd(c->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
@@ -256,42 +246,32 @@ static int vg_cqctx_setup(struct vg_cqctx *c)
 		c->cq = NULL;
 		return ret;
 	}
-	init.send_cq = c->cq;
-	init.recv_cq = c->cq;
-	return vg_kconn_pair(c->pd, &init, &c->where, c->qp);
+	return vg_kconn_pair(c->pd, c->cq, wrs, &c->where, c->qp);
 }
 
 /* Process context: @wrs signaled WRITEs, then the sender to ERR. */
 static int vg_cqctx_post_and_fail(struct vg_cqctx *c)
 {
-	struct ib_sge sge = {
-		.addr = c->addr[0],
-		.length = size,
-		.lkey = c->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.sg_list = &sge,
-			.num_sge = 1,
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-		.remote_addr = c->addr[1],
-		.rkey = c->pd->unsafe_global_rkey,
-	};
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	u32 i;
 	int ret;
 
-	for (i = 0; i < wrs; i++) {
-		c->cqe[i].done = vg_cqctx_done;
-		wr.wr.wr_cqe = &c->cqe[i];
-		ret = ib_post_send(c->qp[0], &wr.wr, NULL);
-		if (ret)
-			return ret;
-	}
+	ret = vg_kconn_post_writes(c->qp[0], c->addr[0], c->addr[1], size,
+				   c->cqe, wrs, vg_cqctx_done);
+	if (ret)
+		return ret;
 	msleep(delay_ms);
 	return ib_modify_qp(c->qp[0], &attr, IB_QP_STATE);
+}
+
+/* Process context: 0 if @count is, else 1 and the console says so. */
+static int vg_cqctx_none(struct vg_cqctx *c, u32 round, atomic_t *count,
+			 const char *what)
+{
+	if (!atomic_read(count))
+		return 0;
+	pr_err("vg_cqctx: %s round %u: %d %s\n", vg_cqctx_names[c->kind],
+	       round, atomic_read(count), what);
+	return 1;
 }
 
 /* Process context: one QP pair of @kind; 0 if every check passed. */
@@ -330,27 +310,12 @@ static int vg_cqctx_run(struct ib_device *ibdev, enum vg_cqctx_kind kind,
 			bad++;
 		}
 	}
-	if (atomic_read(&c->stray)) {
-		pr_err("vg_cqctx: %s round %u: %d completions of no WR\n",
-		       name, round, atomic_read(&c->stray));
-		bad++;
-	}
-	if (atomic_read(&c->wrong_context)) {
-		pr_err("vg_cqctx: %s round %u: %d callbacks in the wrong context\n",
-		       name, round, atomic_read(&c->wrong_context));
-		bad++;
-	}
-	if (atomic_read(&c->from_verbsgate)) {
-		pr_err("vg_cqctx: %s round %u: %d callbacks called by verbsgate\n",
-		       name, round, atomic_read(&c->from_verbsgate));
-		bad++;
-	}
-	if (atomic_read(&c->unarmed)) {
-		pr_err("vg_cqctx: %s round %u: %d of %d events on an unarmed CQ\n",
-		       name, round, atomic_read(&c->unarmed),
-		       atomic_read(&c->events));
-		bad++;
-	}
+	bad += vg_cqctx_none(c, round, &c->stray, "completions of no WR");
+	bad += vg_cqctx_none(c, round, &c->wrong_context,
+			     "callbacks in the wrong context");
+	bad += vg_cqctx_none(c, round, &c->from_verbsgate,
+			     "callbacks called by verbsgate");
+	bad += vg_cqctx_none(c, round, &c->unarmed, "events on an unarmed CQ");
 	ret = bad ? -EIO : 0;
 out:
 	vg_cqctx_teardown(c);

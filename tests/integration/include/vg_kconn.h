@@ -161,18 +161,30 @@ static inline void vg_kconn_bufs_free(struct ib_device *ibdev, void **buf,
 }
 
 /*
- * Process context: two RC QPs of @pd created with @init (its CQs set)
- * in @qp and connected to each other at @a. On failure the caller
- * destroys those in @qp that are not NULL. Return: 0 or -errno.
+ * Process context: two RC QPs of @pd with send queues of @wrs WRs (one
+ * SGE each, one receive WR) completing on @cq, in @qp, connected to
+ * each other at @a. On failure the caller destroys those in @qp that
+ * are not NULL. Return: 0 or -errno.
  */
-static inline int vg_kconn_pair(struct ib_pd *pd,
-				struct ib_qp_init_attr *init,
+static inline int vg_kconn_pair(struct ib_pd *pd, struct ib_cq *cq, u32 wrs,
 				struct vg_kconn_addr *a, struct ib_qp **qp)
 {
+	struct ib_qp_init_attr init = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {
+			.max_send_wr = wrs,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
 	int i, ret;
 
 	for (i = 0; i < 2; i++) {
-		qp[i] = ib_create_qp(pd, init);
+		qp[i] = ib_create_qp(pd, &init);
 		if (IS_ERR(qp[i])) {
 			ret = PTR_ERR(qp[i]);
 			qp[i] = NULL;
@@ -183,6 +195,45 @@ static inline int vg_kconn_pair(struct ib_pd *pd,
 	for (i = 0; !ret && i < 2; i++)
 		ret = vg_kconn_connect(qp[i], qp[1 - i]->qp_num, a, 1);
 	return ret;
+}
+
+/*
+ * Process context: @n signaled RDMA WRITEs of @len bytes from @src to
+ * @dst (both mapped for @qp's device, reached with its PD's global
+ * rkey), the i-th completing to @cqe[i] with @done. Return: 0 or the
+ * first failed post's error.
+ */
+static inline int vg_kconn_post_writes(struct ib_qp *qp, u64 src, u64 dst,
+				       u32 len, struct ib_cqe *cqe, u32 n,
+				       void (*done)(struct ib_cq *cq,
+						    struct ib_wc *wc))
+{
+	struct ib_sge sge = {
+		.addr = src,
+		.length = len,
+		.lkey = qp->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = dst,
+		.rkey = qp->pd->unsafe_global_rkey,
+	};
+	u32 i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		cqe[i].done = done;
+		wr.wr.wr_cqe = &cqe[i];
+		ret = ib_post_send(qp, &wr.wr, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 #endif /* _VG_KCONN_H */

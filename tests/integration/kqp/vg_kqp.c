@@ -98,16 +98,6 @@ static void vg_kqp_teardown(struct vg_kqp_round *r)
 /* Process context: a PD, a CQ polled as @poll, two connected QPs. */
 static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 {
-	struct ib_qp_init_attr init = {
-		.cap = {
-			.max_send_wr = wrs,
-			.max_recv_wr = 1,
-			.max_send_sge = 1,
-			.max_recv_sge = 1,
-		},
-		.sq_sig_type = IB_SIGNAL_REQ_WR,
-		.qp_type = IB_QPT_RC,
-	};
 	int ret;
 
 	r->pd = ib_alloc_pd(r->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
@@ -125,40 +115,14 @@ static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 		r->cq = NULL;
 		return ret;
 	}
-	init.send_cq = r->cq;
-	init.recv_cq = r->cq;
-	return vg_kconn_pair(r->pd, &init, &r->where, r->qp);
+	return vg_kconn_pair(r->pd, r->cq, wrs, &r->where, r->qp);
 }
 
 /* Process context: @wrs signaled WRITEs from buffer 0 to buffer 1. */
 static int vg_kqp_post_writes(struct vg_kqp_round *r)
 {
-	struct ib_sge sge = {
-		.addr = r->addr[0],
-		.length = size,
-		.lkey = r->pd->local_dma_lkey,
-	};
-	struct ib_rdma_wr wr = {
-		.wr = {
-			.sg_list = &sge,
-			.num_sge = 1,
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-		.remote_addr = r->addr[1],
-		.rkey = r->pd->unsafe_global_rkey,
-	};
-	u32 i;
-	int ret;
-
-	for (i = 0; i < wrs; i++) {
-		r->cqe[i].done = vg_kqp_done;
-		wr.wr.wr_cqe = &r->cqe[i];
-		ret = ib_post_send(r->qp[0], &wr.wr, NULL);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return vg_kconn_post_writes(r->qp[0], r->addr[0], r->addr[1], size,
+				    r->cqe, wrs, vg_kqp_done);
 }
 
 /* Process context: what a directly polled CQ still holds. */
