@@ -2,7 +2,9 @@
 /*
  * verbsgate: per-tenant performance isolation for shared RDMA devices.
  *
- * Module entry points. Initialization order is sysfs root, tenant
+ * Module entry points, and the one file that knows every layer: it hands
+ * the control plane's hooks (control/control.h) to the registries below.
+ * Initialization order is sysfs root, tenant
  * registry (with the default tenant), the QP path's tenant notifier,
  * device registry (an ib_client, which
  * attaches to every present device and interposes on its QP operations),
@@ -19,13 +21,16 @@
 
 #include <linux/module.h>
 
-#include "debugfs.h"
-#include "device.h"
-#include "interpose.h"
-#include "netlink.h"
-#include "qp_tenant.h"
-#include "sysfs.h"
-#include "tenant.h"
+#include "control/control.h"
+#include "control/debugfs.h"
+#include "control/netlink.h"
+#include "control/sysfs.h"
+#include "datapath/device.h"
+#include "datapath/interpose.h"
+#include "datapath/qp_tenant.h"
+#include "tenant/tenant.h"
+
+#include "lock_order.h"
 
 static int __init verbsgate_init(void)
 {
@@ -34,7 +39,7 @@ static int __init verbsgate_init(void)
 	ret = vg_sysfs_init();
 	if (ret)
 		return ret;
-	ret = vg_tenants_init();
+	ret = vg_tenants_init(&vg_control_tenant_ops);
 	if (ret)
 		goto err_sysfs;
 	ret = vg_qp_tenants_init();
@@ -43,14 +48,13 @@ static int __init verbsgate_init(void)
 	ret = vg_sendq_init();
 	if (ret)
 		goto err_qp_tenants;
-	ret = vg_devices_init();
+	ret = vg_devices_init(&vg_control_device_ops);
 	if (ret)
 		goto err_sendq;
 	ret = vg_netlink_init();
 	if (ret)
 		goto err_devices;
 	vg_debugfs_init();
-	vg_tenants_debugfs_init();
 
 	pr_info("version %s loaded\n", VG_VERSION);
 	return 0;

@@ -238,7 +238,7 @@ def test_send_queue_room(bed, request, tmp_path):
     queue, while the device's enforcement flips on and off: the owners'
     chains go to the driver directly (fast path, enforce off) beside
     chunks in flight through the ring. verbsgate creates each send queue
-    with room for both (kmod/sendq.c). vg_sqslots gives rxe's send queues
+    with room for both (kmod/datapath/sendq.c). vg_sqslots gives rxe's send queues
     mlx5's accounting, where a slot is free only once its completion has
     been polled (rxe frees it on the peer's ack), and refuses a post that
     does not fit: none is refused, every block verifies and no post or

@@ -59,7 +59,7 @@ def test_reset_and_reuse(guest):
     the CQ or verbsgate's queue, so that completions from
     before the reset arrive among the new ones. verbsgate must not let
     them retire or fail anything of the reused QP, nor keep the error,
-    the ring or the splitting state across the reset (kmod/sendq.c)."""
+    the ring or the splitting state across the reset (kmod/datapath/sendq.c)."""
     g = guest
     params = "len=262144 sq=16 resets=2"
     ok, log = run_pair(g, params)

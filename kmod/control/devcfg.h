@@ -10,7 +10,7 @@
 #include <rdma/ib_verbs.h>
 
 /* The core's ctrl.h and token.h, included the way device.h needs them. */
-#include "device.h"
+#include "datapath/device.h"
 
 /* Which fields of a struct vg_devcfg_change are set. */
 #define VG_DC_MAX_RATE		BIT(0)

@@ -32,11 +32,12 @@
 #include <linux/srcu.h>
 #include <linux/time64.h>
 
-#include "device.h"
+#include "core/sched.h"
+#include "core/split.h"
+#include "datapath/device.h"
+
 #include "netlink.h"
 #include "netlink_handlers.h"
-#include "sched.h"
-#include "split.h"
 
 static struct netlink_range_validation vg_rate_range = {
 	.max = VG_RATE_MAX,

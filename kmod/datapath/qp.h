@@ -10,7 +10,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "tenant.h"
+#include "tenant/tenant.h"
 
 struct vg_sendq;
 

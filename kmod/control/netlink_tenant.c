@@ -5,8 +5,9 @@
  * registry and its rules in tenant.c. Handlers run in process context
  * under genl_mutex; dumps walk the registry under vg_tenants_lock.
  */
+#include "tenant/tenant.h"
+
 #include "netlink_handlers.h"
-#include "tenant.h"
 
 /* Address selectors are sent back in the form they were given. */
 static int vg_nl_put_addr(struct sk_buff *skb, const struct vg_selector *sel)

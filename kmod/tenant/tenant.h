@@ -74,6 +74,8 @@
 #include <net/netlink.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/sched.h"
+
 /**
  * struct vg_selector - which QPs a tenant selects (fixed after creation)
  * @type: enum verbsgate_selector
@@ -210,9 +212,31 @@ enum vg_tenant_event {
 	VG_TENANT_CHANGED,
 };
 
+/**
+ * struct vg_tenant_ops - what the registry asks of the layers above it
+ * @check_guarantees: whether every device can honour guaranteed rates
+ *	that sum to @sum (token bytes/s); 0, or an error with the reason in
+ *	@extack. Process context, under vg_tenants_lock.
+ * @class_weights: the per-class weight sums changed (the controllers'
+ *	Rmin). Process context, under vg_tenants_lock.
+ * @publish: show a tenant being added (its sysfs directory); on error
+ *	the tenant is not added. Process context, under vg_tenants_lock.
+ * @unpublish: a tenant is being deleted: undo @publish. Process context,
+ *	under vg_tenants_lock.
+ *
+ * The registry sits below the devices and the control plane; these are
+ * its only calls upward, so tenant/ includes nothing from above it.
+ */
+struct vg_tenant_ops {
+	int (*check_guarantees)(u64 sum, struct netlink_ext_ack *extack);
+	void (*class_weights)(const struct vg_class_weights *cw);
+	int (*publish)(struct vg_ktenant *t);
+	void (*unpublish)(struct vg_ktenant *t);
+};
+
 typedef int (*vg_tenant_fn)(struct vg_ktenant *t, void *arg);
 
-int vg_tenants_init(void);
+int vg_tenants_init(const struct vg_tenant_ops *ops);
 void vg_tenants_exit(void);
 
 struct vg_ktenant *vg_tenant_add(const struct vg_tenant_spec *spec,
@@ -232,7 +256,6 @@ bool vg_tenant_outranks(const struct vg_ktenant *cand,
 u64 vg_tenants_generation(void);
 u64 vg_tenants_min_rate_sum(void);
 int vg_tenant_objects(void);
-void vg_tenants_debugfs_init(void);
 
 int vg_tenant_register_notifier(struct notifier_block *nb);
 int vg_tenant_unregister_notifier(struct notifier_block *nb);

@@ -97,5 +97,6 @@ int vg_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int vg_nl_dev_set(struct sk_buff *skb, struct genl_info *info);
 
 int vg_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb);
+void vg_nl_qp_classified(struct vg_device *dev, const struct vg_qp *q);
 
 #endif /* _VG_NETLINK_HANDLERS_H */

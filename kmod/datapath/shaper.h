@@ -17,10 +17,10 @@
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
 
-#include "pacer.h"
-#include "token.h"
-#include "sched.h"
-#include "split.h"
+#include "core/pacer.h"
+#include "core/sched.h"
+#include "core/split.h"
+#include "core/token.h"
 
 struct vg_device;
 struct vg_ktenant;

@@ -13,16 +13,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
-#include <linux/debugfs.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
 
-#include "devcfg.h"
-#include "sched.h"
-#include "sysfs.h"
 #include "tenant.h"
 
 static DEFINE_MUTEX(vg_tenants_lock);
@@ -35,6 +31,8 @@ static u64 vg_min_rate_sum;	/* written under the lock, read anywhere */
 static atomic64_t vg_tenants_gen = ATOMIC64_INIT(0);
 static atomic_t vg_tenant_nobjects = ATOMIC_INIT(0);
 static BLOCKING_NOTIFIER_HEAD(vg_tenant_chain);
+/* The control plane's hooks (struct vg_tenant_ops), set at init. */
+static const struct vg_tenant_ops *vg_tenant_ops;
 
 static const char *const vg_class_names[] = {
 	[VERBSGATE_CLASS_BANDWIDTH] = "bandwidth",
@@ -150,7 +148,6 @@ static void vg_tenant_release(struct kobject *kobj)
 static const struct kobj_type vg_tenant_ktype = {
 	.release = vg_tenant_release,
 	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = vg_tenant_groups,
 };
 
 /* Process context; GFP_KERNEL. The kobject is initialized, not added. */
@@ -538,7 +535,7 @@ static void vg_tenants_changed(enum vg_tenant_event ev, struct vg_ktenant *t)
 		if (class == VG_CLASS_LATENCY && w > cw.max_latency)
 			cw.max_latency = w;
 	}
-	vg_devcfg_set_class_weights(&cw);
+	vg_tenant_ops->class_weights(&cw);
 	blocking_notifier_call_chain(&vg_tenant_chain, ev, t);
 }
 
@@ -622,7 +619,7 @@ struct vg_ktenant *vg_tenant_add(const struct vg_tenant_spec *spec,
 		goto out_unlock;
 	}
 	sum = vg_min_rate_sum + t->pol.min_rate;
-	ret = vg_devices_check_guarantees(sum, extack);
+	ret = vg_tenant_ops->check_guarantees(sum, extack);
 	if (ret)
 		goto out_unlock;
 
@@ -634,7 +631,7 @@ struct vg_ktenant *vg_tenant_add(const struct vg_tenant_spec *spec,
 		NL_SET_ERR_MSG(extack, "no free tenant id");
 		goto out_unlock;
 	}
-	ret = vg_sysfs_tenant_add(t);
+	ret = vg_tenant_ops->publish(t);
 	if (ret) {
 		xa_erase(&vg_tenants, t->id);
 		NL_SET_ERR_MSG(extack, "cannot create the sysfs directory");
@@ -669,7 +666,7 @@ static void vg_tenant_unlink(struct vg_ktenant *t)
 	WRITE_ONCE(vg_min_rate_sum, vg_min_rate_sum - t->pol.min_rate);
 	atomic64_inc_return(&vg_tenants_gen);
 	/* Readers of its files take no lock: safe to drain under ours. */
-	vg_sysfs_tenant_del(t);
+	vg_tenant_ops->unpublish(t);
 }
 
 /**
@@ -756,7 +753,7 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 		goto out_unlock;
 	sum = vg_min_rate_sum - t->pol.min_rate + np.min_rate;
 	if (np.min_rate > t->pol.min_rate) {
-		ret = vg_devices_check_guarantees(sum, extack);
+		ret = vg_tenant_ops->check_guarantees(sum, extack);
 		if (ret)
 			goto out_unlock;
 	}
@@ -825,44 +822,19 @@ out:
 	return ret;
 }
 
-static int vg_tenant_objects_show(struct seq_file *m, void *unused)
-{
-	seq_printf(m, "%d\n", vg_tenant_objects());
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(vg_tenant_objects);
-
-/**
- * vg_tenants_debugfs_init() - /sys/kernel/debug/verbsgate/tenant_objects
- *
- * The live tenant objects (vg_tenant_objects()), for leak checks. Lives
- * in the module's debugfs directory, which removes it on exit; debugfs
- * failures are not fatal.
- *
- * Context: process (module init), after vg_debugfs_init().
- */
-void vg_tenants_debugfs_init(void)
-{
-	struct dentry *dir = debugfs_lookup(KBUILD_MODNAME, NULL);
-
-	if (IS_ERR_OR_NULL(dir))
-		return;
-	debugfs_create_file("tenant_objects", 0444, dir, NULL,
-			    &vg_tenant_objects_fops);
-	dput(dir);
-}
-
 /**
  * vg_tenants_init() - create the registry and the default tenant
+ * @ops: the control plane's hooks; in use until vg_tenants_exit() returns
  *
- * Context: process (module init), after vg_sysfs_init().
- * Return: 0 or -ENOMEM.
+ * Context: process (module init), once @ops->publish() works.
+ * Return: 0, -ENOMEM, or what @ops->publish() returned.
  */
-int vg_tenants_init(void)
+int vg_tenants_init(const struct vg_tenant_ops *ops)
 {
 	struct vg_ktenant *t;
 	int ret;
 
+	vg_tenant_ops = ops;
 	t = vg_tenant_alloc(VERBSGATE_DEFAULT_TENANT);
 	if (!t)
 		return -ENOMEM;
@@ -873,7 +845,7 @@ int vg_tenants_init(void)
 	mutex_lock(&vg_tenants_lock);
 	ret = xa_insert(&vg_tenants, 0, NULL, GFP_KERNEL);
 	if (!ret) {
-		ret = vg_sysfs_tenant_add(t);
+		ret = vg_tenant_ops->publish(t);
 		if (ret)
 			xa_erase(&vg_tenants, 0);
 	}

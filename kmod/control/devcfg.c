@@ -30,9 +30,10 @@
 
 #include <linux/verbsgate.h>
 
+#include "datapath/device.h"
+#include "tenant/tenant.h"
+
 #include "devcfg.h"
-#include "device.h"
-#include "tenant.h"
 
 /* The uapi mirrors the policy core's enums and limits. */
 static_assert((int)VERBSGATE_OP_CLASS_DATA == (int)VG_OPC_DATA);

@@ -22,10 +22,11 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
+#include "datapath/device.h"
+#include "tenant/tenant.h"
+
 #include "devcfg.h"
-#include "device.h"
 #include "sysfs.h"
-#include "tenant.h"
 
 static struct kobject *vg_root_kobj;
 static struct kset *vg_devices_kset;
@@ -250,7 +251,7 @@ int vg_sysfs_device_rename(struct vg_device *dev)
 
 /**
  * vg_sysfs_tenant_add() - create /sys/kernel/verbsgate/tenants/<t->name>
- * @t: tenant whose kobject is initialized (its ktype is tenant.c's)
+ * @t: tenant whose kobject is initialized (its ktype is tenant/tenant.c's)
  *
  * On failure the caller still owns its reference on @t.
  *
@@ -264,6 +265,12 @@ int vg_sysfs_tenant_add(struct vg_ktenant *t)
 	ret = kobject_add(&t->kobj, NULL, "%s", t->name);
 	if (ret)
 		return ret;
+	/* The files exist before user space hears of the directory. */
+	ret = sysfs_create_groups(&t->kobj, vg_tenant_groups);
+	if (ret) {
+		kobject_del(&t->kobj);
+		return ret;
+	}
 	kobject_uevent(&t->kobj, KOBJ_ADD);
 	return 0;
 }

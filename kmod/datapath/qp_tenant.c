@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * verbsgate: keep tracked QPs in their tenants as tenants come and go
- * (rules R2 and R3 of tenant.h), keep the shapers' tenant slots in step
+ * (rules R2 and R3 of tenant/tenant.h), keep the shapers' tenant slots in step
  * with the tenants' policies, and announce every classification with a
  * QP_CLASSIFIED event: at creation, when a QP's address becomes known,
  * and when a tenant change moves it.
@@ -11,32 +11,13 @@
  * the classification stands.
  */
 #include "device.h"
-#include "netlink_handlers.h"
 #include "qp.h"
 #include "qp_tenant.h"
-
-/*
- * Under vg_devices_lock and rcu_read_lock(): multicast @q. GFP_ATOMIC,
- * because the caller is in an RCU read-side section.
- */
-static void vg_qp_event(struct vg_device *dev, const struct vg_qp *q)
-{
-	struct vg_nl_reply r = { .cmd = VERBSGATE_CMD_QP_CLASSIFIED };
-
-	r.skb = vg_nl_event_new(GFP_ATOMIC);
-	if (!r.skb)
-		return;
-	if (vg_nl_fill_qp(&r, dev, q, NULL)) {
-		nlmsg_free(r.skb);
-		return;
-	}
-	vg_nl_event_send(r.skb, GFP_ATOMIC);
-}
 
 /* vg_qp_moved_fn of the notifier's pass; @arg is the device. */
 static void vg_qp_moved(const struct vg_qp *q, void *arg)
 {
-	vg_qp_event(arg, q);
+	vg_device_ops->qp_classified(arg, q);
 }
 
 struct vg_qp_change {
@@ -91,7 +72,7 @@ static int vg_qp_announce_locked(struct vg_device *dev, void *arg)
 	rcu_read_lock();
 	q = vg_qp_find(&dev->ipose.qps, a->qp);
 	if (q)
-		vg_qp_event(dev, q);
+		vg_device_ops->qp_classified(dev, q);
 	rcu_read_unlock();
 	return 0;
 }
@@ -108,7 +89,7 @@ void vg_qp_announce(struct vg_device *dev, struct ib_qp *qp)
 {
 	struct vg_qp_announcement a = { .dev = dev, .qp = qp };
 
-	if (!vg_nl_events_listened())
+	if (!vg_device_ops->events_wanted())
 		return;
 	vg_device_with(dev->index, NULL, vg_qp_announce_locked, &a);
 }

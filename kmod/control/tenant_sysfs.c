@@ -11,8 +11,9 @@
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
 
+#include "tenant/tenant.h"
+
 #include "sysfs.h"
-#include "tenant.h"
 
 static struct vg_ktenant *to_tenant(struct kobject *kobj)
 {

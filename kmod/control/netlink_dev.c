@@ -7,8 +7,9 @@
  */
 #include <linux/slab.h>
 
+#include "datapath/device.h"
+
 #include "devcfg.h"
-#include "device.h"
 #include "netlink_handlers.h"
 
 static int vg_nl_put_chunk_table(struct sk_buff *skb,

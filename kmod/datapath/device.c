@@ -20,20 +20,20 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "devcfg.h"
 #include "device.h"
-#include "sysfs.h"
 
 static DEFINE_MUTEX(vg_devices_lock);
 static DEFINE_XARRAY(vg_devices);
 static struct ib_client vg_ib_client;
-/* Background work on attached devices (devcfg.c's port query). */
+/* Background work on attached devices (control's port query). */
 struct workqueue_struct *vg_wq;
+/* Set once at module init, before the ib_client registers. */
+const struct vg_device_ops *vg_device_ops;
 
 /*
  * ib_client add callback. Process context; ib_core may hold devices_rwsem
  * for writing (ib_register_client()), so nothing here may take the RTNL:
- * the port is queried later, from a work item (devcfg.c). Takes
+ * the port is queried later, from a work item (control/devcfg.c). Takes
  * vg_devices_lock.
  */
 static int vg_device_add(struct ib_device *ibdev)
@@ -55,22 +55,20 @@ static int vg_device_add(struct ib_device *ibdev)
 
 	mutex_lock(&vg_devices_lock);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
-	vg_devcfg_init(dev);
-	/* From here on the kobject owns dev, even on failure. */
-	ret = vg_sysfs_device_add(dev);
+	/* From here on the control plane owns dev, even on failure. */
+	ret = vg_device_ops->add(dev);
 	if (ret)
 		goto out_unlock;
 
 	ret = xa_insert(&vg_devices, dev->index, dev, GFP_KERNEL);
 	if (ret) {
-		vg_sysfs_device_del(dev);
+		vg_device_ops->remove(dev);
 		goto out_unlock;
 	}
 	/* The wrappers find dev through the client data: set it first. */
 	ib_set_client_data(ibdev, &vg_ib_client, dev);
 	vg_interpose_attach(dev);
-	vg_devcfg_publish(dev);
-	vg_devcfg_start(dev);
+	vg_device_ops->attached(dev);
 	pr_debug("attached to %s (index %u, driver %s)\n",
 		 dev->name, dev->index, dev->driver);
 out_unlock:
@@ -83,8 +81,8 @@ out_unlock:
  * ib_unregister_client(). Process context; sleeps for grace periods; takes
  * vg_devices_lock. When it returns, no verbsgate code uses @ibdev any
  * more: the driver's operations are back and no wrapper runs
- * (vg_interpose_detach()), the registry no longer holds it, and
- * vg_sysfs_device_del() drained running sysfs readers.
+ * (vg_interpose_detach()), the registry no longer holds it, and the
+ * control plane's remove() drained running sysfs readers.
  */
 static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 {
@@ -98,11 +96,11 @@ static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&vg_devices_lock);
 	xa_erase(&vg_devices, dev->index);
 	mutex_unlock(&vg_devices_lock);
-	vg_devcfg_stop(dev);
+	vg_device_ops->detach(dev);
 	vg_interpose_detach(dev);
 
 	pr_debug("detached from %s\n", dev->name);
-	vg_sysfs_device_del(dev);
+	vg_device_ops->remove(dev);
 }
 
 /*
@@ -116,7 +114,7 @@ static void vg_device_rename(struct ib_device *ibdev, void *client_data)
 
 	mutex_lock(&vg_devices_lock);
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
-	ret = vg_sysfs_device_rename(dev);
+	ret = vg_device_ops->rename(dev);
 	mutex_unlock(&vg_devices_lock);
 	if (ret)
 		pr_warn("%s: sysfs directory keeps its old name: %d\n",
@@ -230,7 +228,7 @@ out:
 
 /**
  * vg_device_lock() - take vg_devices_lock, to change a device's settings
- *	outside a registry walk (devcfg.c's port work)
+ *	outside a registry walk (control/devcfg.c's port work)
  *
  * Context: process context; the caller holds no ib_core lock.
  */
@@ -248,12 +246,14 @@ void vg_device_unlock(void)
 /*
  * Process context (module init). Calls vg_device_add() for every device,
  * then waits for their port queries, so that the settings of the devices
- * present at load time are final when the module is ready.
+ * present at load time are final when the module is ready. @ops stays
+ * in use until vg_devices_exit() returns.
  */
-int vg_devices_init(void)
+int vg_devices_init(const struct vg_device_ops *ops)
 {
 	int ret;
 
+	vg_device_ops = ops;
 	vg_wq = alloc_workqueue("verbsgate", 0, 0);
 	if (!vg_wq)
 		return -ENOMEM;

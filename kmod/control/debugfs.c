@@ -17,9 +17,11 @@
 #include <linux/seq_file.h>
 #include <net/ipv6.h>
 
+#include "datapath/device.h"
+#include "datapath/fault.h"
+#include "tenant/tenant.h"
+
 #include "debugfs.h"
-#include "device.h"
-#include "fault.h"
 
 static struct dentry *vg_debugfs_root;
 
@@ -97,11 +99,21 @@ static int vg_qps_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vg_qps);
 
+/* tenant_objects: the live tenant objects, for leak checks. */
+static int vg_tenant_objects_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%d\n", vg_tenant_objects());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vg_tenant_objects);
+
 /* Process context (module init). */
 void vg_debugfs_init(void)
 {
 	vg_debugfs_root = debugfs_create_dir("verbsgate", NULL);
 	debugfs_create_file("qps", 0400, vg_debugfs_root, NULL, &vg_qps_fops);
+	debugfs_create_file("tenant_objects", 0444, vg_debugfs_root, NULL,
+			    &vg_tenant_objects_fops);
 	vg_fault_debugfs_init(vg_debugfs_root);
 }
 

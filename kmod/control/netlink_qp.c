@@ -20,9 +20,10 @@
 #include <linux/cred.h>
 #include <linux/pid_namespace.h>
 
-#include "device.h"
+#include "datapath/device.h"
+#include "datapath/qp.h"
+
 #include "netlink_handlers.h"
-#include "qp.h"
 
 /**
  * vg_nl_fill_qp() - append one message describing a QP
@@ -222,4 +223,29 @@ int vg_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	cb->args[0] = pos;
 	cb->args[1] = w.qpn;
 	return vg_nl_dump_done(skb, ret);
+}
+
+/**
+ * vg_nl_qp_classified() - multicast a QP_CLASSIFIED event for a QP
+ * @dev: its device
+ * @q: the QP
+ *
+ * Best effort: with no listener nothing is allocated, without memory the
+ * event is dropped.
+ *
+ * Context: atomic: under vg_devices_lock and rcu_read_lock() (the data
+ * path's struct vg_device_ops::qp_classified); GFP_ATOMIC.
+ */
+void vg_nl_qp_classified(struct vg_device *dev, const struct vg_qp *q)
+{
+	struct vg_nl_reply r = { .cmd = VERBSGATE_CMD_QP_CLASSIFIED };
+
+	r.skb = vg_nl_event_new(GFP_ATOMIC);
+	if (!r.skb)
+		return;
+	if (vg_nl_fill_qp(&r, dev, q, NULL)) {
+		nlmsg_free(r.skb);
+		return;
+	}
+	vg_nl_event_send(r.skb, GFP_ATOMIC);
 }

@@ -76,11 +76,12 @@
 #include <linux/mempool.h>
 #include <linux/slab.h>
 
+#include "tenant/tenant.h"
+
 #include "device.h"
 #include "fault.h"
 #include "qp.h"
 #include "shaper.h"
-#include "tenant.h"
 
 /* When a chunk the driver refused for lack of room is tried again. */
 #define VG_RETRY_NS	(100 * NSEC_PER_USEC)

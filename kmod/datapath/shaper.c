@@ -34,10 +34,11 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "tenant/tenant.h"
+
 #include "device.h"
 #include "qp.h"
 #include "shaper.h"
-#include "tenant.h"
 
 /* Token buckets' depth: what an idle device may send back to back. */
 #define VG_BURST_BYTES	(256U << 10)

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * verbsgate: the RDMA devices verbsgate is attached to.
+ *
+ * The registry and its ib_client belong to the data path, which
+ * interposes on each device; what the control plane keeps per device
+ * (settings, sysfs directory, events) it hooks in through struct
+ * vg_device_ops, so no file here includes control/.
  */
 #ifndef _VG_DEVICE_H
 #define _VG_DEVICE_H
@@ -11,10 +16,12 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
-#include "ctrl.h"
-#include "token.h"
+#include "core/ctrl.h"
+#include "core/token.h"
 
 #include "interpose.h"
+
+struct vg_qp;
 
 /**
  * struct vg_device - verbsgate's state for one RDMA device
@@ -61,11 +68,40 @@ struct vg_device {
 	struct work_struct port_work;
 };
 
+/**
+ * struct vg_device_ops - what the control plane does as devices come and go
+ * @add: a device is being attached, before its operations are interposed:
+ *	set up its settings and its sysfs directory, which takes ownership
+ *	of @dev (on error @dev is freed and the device is not attached).
+ *	Process context, under vg_devices_lock.
+ * @attached: the wrappers are installed: publish the settings to the
+ *	shaper and start the controller. Process, under vg_devices_lock.
+ * @detach: the device is out of the registry; its wrappers are still
+ *	installed: stop the controller. Process context, no lock.
+ * @remove: the wrappers are gone: remove the directory, whose release
+ *	frees @dev. Process context, no lock.
+ * @rename: @dev->name changed. Process context, under vg_devices_lock.
+ * @qp_classified: announce @q's classification (QP_CLASSIFIED event).
+ *	Atomic: under vg_devices_lock and rcu_read_lock().
+ * @events_wanted: whether anyone listens for @qp_classified, so the
+ *	data path can skip the lookup. Any context.
+ */
+struct vg_device_ops {
+	int (*add)(struct vg_device *dev);
+	void (*attached)(struct vg_device *dev);
+	void (*detach)(struct vg_device *dev);
+	void (*remove)(struct vg_device *dev);
+	int (*rename)(struct vg_device *dev);
+	void (*qp_classified)(struct vg_device *dev, const struct vg_qp *q);
+	bool (*events_wanted)(void);
+};
+
 extern struct workqueue_struct *vg_wq;
+extern const struct vg_device_ops *vg_device_ops;
 
 typedef int (*vg_device_fn)(struct vg_device *dev, void *arg);
 
-int vg_devices_init(void);
+int vg_devices_init(const struct vg_device_ops *ops);
 void vg_devices_exit(void);
 
 struct vg_device *vg_device_of(struct ib_device *ibdev);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * verbsgate: the lock order, written once. Every file that takes one of
+ * these locks refers here; a function documented as running "under" a
+ * lock asserts it with lockdep_assert_held().
+ *
+ * Outermost first. A lock may be taken while holding only locks above it.
+ *
+ *  0. ib_core's device locks (devices_rwsem, client_data_rwsem): held by
+ *     ib_core when it calls the ib_client (datapath/device.c), so nothing
+ *     under the locks below calls back into ib_core's device management.
+ *  1. vg_tenants_lock (mutex, tenant/tenant.c): tenant registry changes
+ *     and walks; the tenant notifier chain runs under it.
+ *  2. vg_devices_lock (mutex, datapath/device.c): device registry
+ *     membership and names; netlink and sysfs walks over devices, the
+ *     tenant notifier's pass over every QP table.
+ *  3. vg_fault_lock (mutex, datapath/fault.c): a leaf; fault settings.
+ *  4. A device's vg_device::ctrl_lock (spinlock, _bh: the controller's
+ *     timer takes it): its settings and controller state
+ *     (control/devcfg.c).
+ *  5. vg_cw_lock (spinlock, control/devcfg.c): a leaf; the class weights
+ *     snapshot for devices that attach later.
+ *  6. A QP table's xa_lock (datapath/qp.c): tracked QPs and their tenant
+ *     pointers. Never taken under 7.
+ *  7. A device's vg_shaper::lock (spinlock, _irqsave: posts come from any
+ *     context, hardirq included): the scheduler, the pacer and every
+ *     vg_sendq of the device (datapath/shaper.c, datapath/sendq*.c). The
+ *     dispatcher drops it around the driver's post_send.
+ *
+ * Read-side sections that order nothing but must not be left while
+ * sleeping in between: RCU (classification, the QP tables' readers, the
+ * post wrapper's look at a QP), vg_interpose_srcu (every wrapper, so
+ * detach waits for them), vg_nl_events_srcu (event senders, so the
+ * family outlives them).
+ *
+ * Driver locks: verbsgate calls the driver's operations (post_send,
+ * poll_cq, create/modify/destroy) with none of the locks above held but
+ * the read-side sections, so no driver lock ever nests inside ours.
+ */
+#ifndef _VG_LOCK_ORDER_H
+#define _VG_LOCK_ORDER_H
+#endif /* _VG_LOCK_ORDER_H */
