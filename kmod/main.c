@@ -28,6 +28,7 @@
 #include "datapath/device.h"
 #include "datapath/interpose.h"
 #include "datapath/qp_tenant.h"
+#include "datapath/sendq.h"
 #include "tenant/tenant.h"
 
 #include "lock_order.h"

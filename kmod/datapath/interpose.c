@@ -55,6 +55,7 @@
 #include "device.h"
 #include "interpose.h"
 #include "qp_tenant.h"
+#include "sendq.h"
 
 DEFINE_STATIC_SRCU(vg_interpose_srcu);
 

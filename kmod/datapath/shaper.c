@@ -38,6 +38,7 @@
 
 #include "device.h"
 #include "qp.h"
+#include "sendq.h"
 #include "shaper.h"
 
 /* Token buckets' depth: what an idle device may send back to back. */

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: a send queue's state changes that wait for the shaper: the
+ * move to ERR, the move to RESET, and a driver's own drain.
+ *
+ * Drains. ib_core's generic drain posts its drain WR through post_send,
+ * behind the QP's queue. A driver's own drain_sq posts it past post_send:
+ * the wrapper first waits until the shaper has handed every WR of the QP
+ * to the driver (vg_sendq_quiesce()), polling a directly polled send CQ
+ * itself meanwhile, since its owner polls only after the drain returns.
+ *
+ * RESET. Before the driver's modify to RESET, nothing of the QP is posted
+ * and the wrapper waits until none of its posts is in the driver; after
+ * it, everything the shaper held is dropped, and the ring restarts under
+ * a new generation, so a completion of a chunk from before the reset,
+ * still in the CQ, never touches the new ring (vg_ring_stale()).
+ *
+ * Locking: process context; takes the device's shaper lock
+ * (kmod/lock_order.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+
+#include "sendq.h"
+
+/**
+ * vg_sendq_modified() - follow a successful modify of a shaped QP
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @attr: the attributes
+ * @attr_mask: which were set
+ *
+ * To ERR: flush. To RESET: see vg_sendq_reset_begin().
+ *
+ * Context: process context; takes the shaper lock.
+ */
+void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
+		       const struct ib_qp_attr *attr, int attr_mask)
+{
+	unsigned long flags;
+
+	if (!(attr_mask & IB_QP_STATE))
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	/* Not if racing its destruction: the owner's bug. */
+	if (!sq->dead && attr->qp_state == IB_QPS_ERR)
+		vg_sendq_fail(sh, sq);
+	vg_shaper_wake_idle(sh);
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/**
+ * vg_sendq_reset_begin() - a modify to RESET is about to reach the driver
+ * @sh: the shaper
+ * @sq: the QP's state
+ *
+ * RESET discards every WR of the send queue without a completion (IBA
+ * 10.3.1), and ULPs reuse a QP through RESET after an error (rdma_cm
+ * does). The shaper must forget the same: what it still holds of the QP
+ * and what it has posted, while nothing of the QP is in the driver's
+ * post_send, and so that none of it is posted into the QP after the
+ * reset. From here until vg_sendq_reset_end() the dispatcher and the
+ * timer leave the QP alone.
+ *
+ * Context: process context (the modify QP wrapper); sleeps until no post
+ * of the QP is in the driver; takes the shaper lock.
+ */
+void vg_sendq_reset_begin(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	spin_lock_irq(&sh->lock);
+	sq->resetting = true;
+	vg_sched_deactivate(&sh->sched, sq->handle);
+	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
+	spin_unlock_irq(&sh->lock);
+}
+
+/**
+ * vg_sendq_reset_end() - the driver's modify to RESET returned
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @reset: the driver reset the QP (its modify succeeded)
+ *
+ * After a reset the QP starts afresh: no WR queued or to report, no chunk
+ * in flight, no error; the ring restarts under a new generation, so that
+ * completions of chunks from before, still in the CQ, are recognised and
+ * dropped (vg_sendq_filter()) rather than retire what is posted after.
+ *
+ * Context: process context; takes the shaper lock.
+ */
+void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
+{
+	u64 now = ktime_get_ns();
+
+	spin_lock_irq(&sh->lock);
+	sq->resetting = false;
+	if (reset && !sq->dead) {
+		vg_sendq_drop_wrs(sq);
+		list_del_init(&sq->inject_node);
+		list_del_init(&sq->attn_node);
+		sq->splitting = false;
+		sq->gen = (sq->gen + 1) & VG_RING_GEN_MASK;
+		sq->head = 0;
+		sq->inflight = 0;
+		sq->extra_retired = sq->extra_posted;
+		sq->tail_untracked = false;
+		sq->need_marker = false;
+		sq->wake = false;
+		sq->retry = false;
+		sq->unsignaled = 0;
+		sq->error = false;
+		sq->blocked = false;
+		sq->first_err = IB_WC_SUCCESS;
+	} else if (!sq->dead) {
+		/* Nothing changed: take up what waited. */
+		if (sq->blocked) {
+			sq->retry = true;
+			vg_sendq_attn(sh, sq, now);
+		}
+		if (vg_sendq_reactivate(sh, sq, now))
+			vg_shaper_arm(sh, now);
+		vg_sendq_settle(sh, sq);
+	}
+	vg_shaper_wake_idle(sh);
+	spin_unlock_irq(&sh->lock);
+}
+
+/* Under the shaper lock: the driver has everything of @sq the shaper held. */
+static bool vg_sendq_handed_over(const struct vg_sendq *sq)
+{
+	return sq->dead || (list_empty(&sq->queue) &&
+			    list_empty(&sq->flushq) && !sq->posting);
+}
+
+/* Takes the shaper lock: vg_sendq_handed_over() for a wait_event(). */
+static bool vg_sendq_handed_over_locked(struct vg_shaper *sh,
+					struct vg_sendq *sq)
+{
+	bool done;
+
+	spin_lock_irq(&sh->lock);
+	done = vg_sendq_handed_over(sq);
+	spin_unlock_irq(&sh->lock);
+	return done;
+}
+
+/**
+ * vg_sendq_quiesce() - wait until the driver has all the QP's WRs
+ * @sh: the shaper
+ * @sq: the QP, which its owner is draining: nothing new is posted
+ *
+ * Returns when every WR the shaper held of the QP has been posted (at
+ * the pacer's pace) or, if the QP is in error, reported as flushed. A
+ * drain WR the driver posts after this completes after all of them.
+ *
+ * The pacer posts only into room that completions free, and flushes are
+ * reported by polls: for a CQ its owner polls directly, nobody polls
+ * while the owner drains, so the wait polls it every 100 ms, as
+ * ib_core's and mlx5's drains poll such a CQ for their drain WR (the
+ * owner's completions reach it from here, as they would from those).
+ *
+ * Context: process context; sleeps; takes the shaper lock.
+ */
+void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	struct ib_cq *cq = sq->send_cq;
+	long slice = cq->poll_ctx == IB_POLL_DIRECT ? HZ / 10 :
+						      MAX_SCHEDULE_TIMEOUT;
+
+	while (!wait_event_timeout(sh->idle_wq,
+				   vg_sendq_handed_over_locked(sh, sq), slice))
+		ib_process_cq_direct(cq, -1);
+}
+
+/**
+ * vg_sendq_idle() - nothing of the QP is queued, in flight or unreported
+ * @sq: the QP's state
+ *
+ * Context: any; the shaper lock held.
+ */
+bool vg_sendq_idle(const struct vg_sendq *sq)
+{
+	return list_empty(&sq->queue) && list_empty(&sq->flushq) &&
+	       !sq->inflight && !sq->busy;
+}

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: a send queue's posts: the owner's WRs into the queue (or,
+ * on the fast path, straight to the driver) and chunks to the driver.
+ *
+ * Posts. The owner's WRs are copied (with their SGE lists and any inline
+ * payload, which the owner may reuse once ib_post_send() returns) into
+ * the QP's queue, in arrival order, and the dispatcher (shaper.c) posts
+ * them as chunks: RDMA WRITE, WRITE_WITH_IMM, READ and READ_WITH_INV are
+ * split by the core splitter, everything else goes whole. Only the last
+ * chunk of a WR acts for the owner (its completion, its immediate data,
+ * its invalidation of the local MR). A QP of a
+ * latency-class tenant, or of a device whose enforcement is off, or while
+ * the module unloads, posts straight to the driver whenever nothing of it
+ * is queued or in the driver, so its WRs never wait behind the shaper.
+ * So does a chain of WRs that need no split, when the pacer has tokens
+ * and the scheduler would pick its QP anyway (the fast path): it is
+ * charged as the dispatcher would charge it and costs no copy, no ring
+ * entry and no translated completion.
+ *
+ * Memory is bounded: a QP holds at most as many WRs as its owner was
+ * told its send queue has (it cannot have more outstanding); beyond
+ * that, or when GFP_ATOMIC memory runs out, ib_post_send() fails with
+ * -ENOMEM and *bad_wr names the first WR not taken, as a full send queue
+ * does. A WR may have as many SGEs as its send queue's max_send_sge; its
+ * copy holds them, and the room to build its chunks' SGE lists if they
+ * may not fit the shaper's (VG_CHUNK_SGE).
+ *
+ * A chunk the driver refuses for lack of room (direct posts took it)
+ * waits for a completion of the QP, or VG_RETRY_NS, and is posted again.
+ * A post that fails otherwise puts the QP in error (sendq_complete.c).
+ *
+ * Locking: under the device's shaper lock (kmod/lock_order.h), dropped
+ * around the driver's post_send.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+
+#include "tenant/tenant.h"
+
+#include "device.h"
+#include "fault.h"
+#include "sendq.h"
+
+/* When a chunk the driver refused for lack of room is tried again. */
+#define VG_RETRY_NS	(100 * NSEC_PER_USEC)
+/*
+ * The longest chain the fast path passes on whole (ULPs chain a
+ * registration or a data transfer with their SEND); longer ones queue.
+ */
+#define VG_FAST_WRS	8
+
+/*
+ * Under the shaper lock: take the next ring entry, for a WR or chunk of
+ * the owner's @owner_id (0 for a marker, which @force signals). Chunks
+ * are signaled when the owner asked for the WR's completion, and at least
+ * every half ring or when the ring fills, so that it keeps draining.
+ * Return: the entry; *@signal: whether to request its completion.
+ */
+static struct vg_ring_ent *vg_sendq_ring_push(struct vg_sendq *sq,
+					      u64 owner_id, bool last,
+					      bool owner_signaled, bool force,
+					      bool *signal)
+{
+	struct vg_ring_ent *e = &sq->ring[(sq->head + sq->inflight) %
+					  sq->depth];
+
+	if (!last)
+		sq->extra_posted++;
+	e->owner_id = owner_id;
+	e->extra_seq = sq->extra_posted;
+	e->last = last;
+	e->owner_signaled = owner_signaled;
+	*signal = force || (last && owner_signaled) ||
+		  sq->unsignaled + 1 >= sq->depth / 2 ||
+		  sq->inflight + 1 >= sq->depth;
+	sq->inflight++;
+	sq->unsignaled = *signal ? 0 : sq->unsignaled + 1;
+	sq->tail_untracked = !*signal;
+	return e;
+}
+
+/*
+ * Under the shaper lock: the status the owner sees for a completion: a
+ * flush stands in for the first error the owner did not see, once.
+ */
+enum ib_wc_status vg_sendq_owner_status(struct vg_sendq *sq,
+					enum ib_wc_status status)
+{
+	if (status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
+		status = sq->first_err;
+		sq->first_err = IB_WC_SUCCESS;
+	}
+	return status;
+}
+
+/* Under the shaper lock: have the hrtimer attend to @sq. */
+void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
+{
+	if (list_empty(&sq->attn_node))
+		list_add_tail(&sq->attn_node, &sh->attn);
+	vg_shaper_arm(sh, when);
+}
+
+/*
+ * Under the shaper lock: hand @wr of @sq to the driver's post_send. The
+ * lock is dropped around the call: the driver may run its requester
+ * inline and must see the interrupt state of whoever took the lock.
+ * Meanwhile nothing else of the QP is posted (@posting) and destroy waits
+ * (@busy). Return: what the driver returned.
+ */
+static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
+				const struct ib_send_wr *wr,
+				unsigned long *flags)
+{
+	const struct ib_send_wr *bad;
+	int ret;
+
+	sq->posting = true;
+	sq->busy++;
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	ret = sh->post_send(sq->qp, wr, &bad);
+	spin_lock_irqsave(&sh->lock, *flags);
+	sq->busy--;
+	sq->posting = false;
+	vg_shaper_wake_idle(sh);
+	return ret;
+}
+
+/* Under the shaper lock: something waits for all of @sq's completions. */
+static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	return !sq->dead && (!list_empty(&sq->flushq) ||
+			     (sh->draining && sq->inflight));
+}
+
+/*
+ * Under the shaper lock: let the dispatcher pick @sq again if it has WRs
+ * to send and may send them. Return: whether it was activated.
+ */
+bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
+{
+	if (list_empty(&sq->queue) || sq->blocked || sq->error || sq->dead ||
+	    sq->resetting)
+		return false;
+	vg_sched_activate(&sh->sched, sq->handle, now);
+	return true;
+}
+
+/*
+ * vg_sendq_settle(), and with @wake false after the driver refused a
+ * marker: the flush queue then waits for the owner's next poll.
+ */
+static void __vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq,
+			      bool wake)
+{
+	if (!vg_sendq_waited_for(sh, sq))
+		return;
+	if (sq->tail_untracked) {
+		sq->need_marker = true;
+		vg_sendq_attn(sh, sq, ktime_get_ns());
+		return;
+	}
+	if (sq->inflight || list_empty(&sq->flushq))
+		return;
+	if (list_empty(&sq->inject_node))
+		list_add_tail(&sq->inject_node, &sh->inject);
+	if (wake && sh->poll_cq != sq->qp->send_cq) {
+		sq->wake = true;
+		vg_sendq_attn(sh, sq, ktime_get_ns());
+	}
+}
+
+/**
+ * vg_sendq_settle() - let what waits for the QP's completions proceed
+ * @sh: the shaper
+ * @sq: the QP
+ *
+ * Two things wait for every completion of a QP: its flush queue (whose
+ * completions must come after those of everything posted) and the unload
+ * drain (every ring entry must retire). If the last thing posted may
+ * never complete visibly (an unsignaled chunk, a direct WR), a marker is
+ * posted first (vg_sendq_attend()); with nothing in flight, the flush
+ * queue goes to the next poll of the QP's send CQ.
+ *
+ * That poll must come from the context the CQ's owner chose (irq_poll,
+ * its work, its own handler armed by ib_req_notify_cq(), or its own
+ * polling), so verbsgate never calls a completion handler itself. If the
+ * flush queue became ready in a poll of that CQ, that poll reports it.
+ * Otherwise (@wake) a marker is posted whose completion the driver
+ * reports like any other, raising the CQ's event from its own context.
+ *
+ * Context: any; the shaper lock held.
+ */
+void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	__vg_sendq_settle(sh, sq, true);
+}
+
+/**
+ * vg_sendq_attend() - post a marker or retry a refused chunk
+ * @sh: the shaper
+ * @sq: the QP, just taken off vg_shaper::attn
+ * @flags: the interrupt state saved with the shaper lock
+ *
+ * The marker is a signaled zero-length RDMA WRITE through the ring, as
+ * ib_drain_sq() posts (no memory is accessed: IBA C9-88); its completion,
+ * successful or flushed, retires everything posted before it, and brings
+ * the poll that reports the flush queue (vg_sendq_settle()). It holds
+ * the dispatcher's role and the QP's @posting while the lock is dropped,
+ * so nothing of the QP overtakes it.
+ *
+ * Context: the hrtimer (softirq); the shaper lock held, no dispatcher
+ * running.
+ */
+void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
+		     unsigned long *flags)
+{
+	struct ib_rdma_wr w = {};
+	struct vg_ring_ent *e;
+	bool signal, post = false;
+	u64 now;
+	int ret;
+
+	if (sq->dead || sq->resetting)
+		return;
+	if (sq->retry) {
+		sq->retry = false;
+		if (sq->blocked && !sq->error) {
+			sq->blocked = false;
+			now = ktime_get_ns();
+			if (vg_sendq_reactivate(sh, sq, now))
+				vg_shaper_arm(sh, now);
+		}
+	}
+	/* A full ring ends with a signaled entry: settle again on it. */
+	if (sq->inflight >= sq->depth)
+		return;
+	if (sq->need_marker) {
+		sq->need_marker = false;
+		/*
+		 * Asked for earlier; the need may be gone. A marker nobody
+		 * waits for could complete after unload.
+		 */
+		if (sq->tail_untracked && vg_sendq_waited_for(sh, sq))
+			post = true;
+		else
+			vg_sendq_settle(sh, sq);
+	}
+	if (sq->wake) {
+		sq->wake = false;
+		/* Unless a poll has reported the flush queue meanwhile. */
+		if (!sq->inflight && !list_empty(&sq->inject_node))
+			post = true;
+	}
+	if (!post)
+		return;
+	e = vg_sendq_ring_push(sq, 0, false, false, true, &signal);
+	w.wr.opcode = IB_WR_RDMA_WRITE;
+	w.wr.send_flags = IB_SEND_SIGNALED;
+	w.wr.wr_id = vg_ring_wr_id(sq, e);
+
+	sh->running = true;
+	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
+	sh->running = false;
+	if (ret) {
+		/*
+		 * Nothing will complete: count what was in flight as done (a
+		 * late completion of it is dropped, vg_sendq_filter()).
+		 */
+		pr_warn_ratelimited("%s: QP %u: the driver refused a marker (%d)\n",
+				    sh->dev->name, sq->qp->qp_num, ret);
+		sq->inflight = 0;
+		sq->extra_retired = sq->extra_posted;
+		/* The flush queue waits for the owner's next poll. */
+		__vg_sendq_settle(sh, sq, false);
+	}
+	if (sh->rerun)
+		vg_shaper_kick(sh, flags);
+}
+
+/**
+ * vg_sendq_fail() - the QP is in error: flush instead of posting
+ * @sh: the shaper
+ * @sq: the QP
+ *
+ * Context: any; the shaper lock held.
+ */
+void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	struct vg_pwr *p, *tmp;
+	u32 n = 0;
+
+	if (!sq->error) {
+		sq->error = true;
+		vg_sched_deactivate(&sh->sched, sq->handle);
+	}
+	list_for_each_entry_safe(p, tmp, &sq->queue, node) {
+		p->status = IB_WC_WR_FLUSH_ERR;
+		list_move_tail(&p->node, &sq->flushq);
+		n++;
+	}
+	sq->splitting = false;
+	if (n)
+		vg_tenant_count_queue(sq->tenant, 0, n);
+	vg_sendq_settle(sh, sq);
+}
+
+/* Under the shaper lock: report @p (removed from the queue) as failed. */
+static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
+				 struct vg_pwr *p, int err)
+{
+	pr_warn_ratelimited("%s: QP %u: posting a chunk failed (%d); the QP's WRs are flushed\n",
+			    sh->dev->name, sq->qp->qp_num, err);
+	p->status = IB_WC_LOC_QP_OP_ERR;
+	list_add(&p->node, &sq->flushq);
+	sq->nheld++;
+	vg_tenant_count_queue(sq->tenant, 0, 1);
+	vg_sendq_fail(sh, sq);
+}
+
+/**
+ * vg_sendq_post_chunk() - post the next chunk of a QP's head WR
+ * @sh: the shaper
+ * @sq: the QP the scheduler picked; its queue is not empty and its ring
+ *	has room
+ * @now: time of the pick, ns
+ * @flags: the interrupt state saved with the shaper lock
+ *
+ * Charges the chunk to the pacer and the scheduler, then drops the lock
+ * to call the driver's post_send (with the interrupt state of whoever
+ * took the lock) and retakes it. A -ENOMEM from the driver (its queue is
+ * fuller than the ring knows, after direct posts) puts the chunk back and
+ * waits for a completion; any other error fails the QP.
+ *
+ * Context: any; the shaper lock held, the dispatcher running.
+ */
+void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
+			 unsigned long *flags)
+{
+	struct vg_pwr *p = list_first_entry(&sq->queue, struct vg_pwr, node);
+	struct vg_ktenant *t;
+	struct vg_split saved;
+	struct vg_ring_ent *e;
+	struct vg_token tok;
+	struct vg_chunk c;
+	bool signal, split;
+	int ret;
+
+	if (!sq->splitting) {
+		ret = vg_split_init(&sq->split, &p->vwr, sh->chunk);
+		if (ret) {
+			list_del(&p->node);
+			sq->nheld--;
+			vg_sendq_post_failed(sh, sq, p, ret);
+			return;
+		}
+		sq->splitting = true;
+		vg_tenant_count_wait(sq->tenant, now - p->enqueued_ns);
+	}
+	saved = sq->split;
+	/* A long SGE list brought its own room (vg_pwr_copy()). */
+	vg_split_next(&sq->split, &c, p->cvsge ?: sh->vsge);
+	split = c.last && vg_split_count(&sq->split) > 1;
+
+	e = vg_sendq_ring_push(sq, p->u.wr.wr_id, c.last,
+			       sq->sig_all ||
+			       (p->u.wr.send_flags & IB_SEND_SIGNALED),
+			       false, &signal);
+	vg_sendq_build(sh, p, &c, p->csge ?: sh->sge, signal);
+	sh->wr.wr.wr_id = vg_ring_wr_id(sq, e);
+	if (c.last) {
+		list_del(&p->node);
+		sq->nheld--;
+		sq->splitting = false;
+	}
+
+	vg_cost(&sh->cost, c.opcode, c.length, &tok);
+	vg_pacer_charge(&sh->pacer, now, &tok);
+	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now,
+			!list_empty(&sq->queue));
+
+	/*
+	 * A tenant change may drop the QP's reference meanwhile; the tenant
+	 * is freed only after RCU readers.
+	 */
+	rcu_read_lock();
+	t = sq->tenant;
+	if (vg_should_fail(VG_FAULT_CHUNK_POST))
+		ret = -ENOMEM;
+	else
+		ret = vg_sendq_driver_post(sh, sq, &sh->wr.wr, flags);
+	if (!ret) {
+		vg_tenant_count_tx(t, c.length, c.last, 1, split);
+		if (c.last)
+			vg_tenant_count_queue(t, 0, 1);
+	}
+	rcu_read_unlock();
+	if (!ret) {
+		if (c.last)
+			vg_pwr_free(p);
+		return;
+	}
+	sq->inflight--;
+	if (!c.last)
+		sq->extra_posted--;
+	sq->unsignaled = 0;
+	if (ret == -ENOMEM && !sq->error) {
+		/* Back as it was; a completion of the QP unblocks it. */
+		sq->split = saved;
+		sq->splitting = saved.emitted > 0;
+		if (c.last) {
+			list_add(&p->node, &sq->queue);
+			sq->nheld++;
+		}
+		sq->blocked = true;
+		vg_sched_deactivate(&sh->sched, sq->handle);
+		/* A completion unblocks it; in case none comes, retry. */
+		sq->retry = true;
+		vg_sendq_attn(sh, sq, ktime_get_ns() + VG_RETRY_NS);
+		return;
+	}
+	if (!c.last) {
+		/* Still queued, unless an error moved it meanwhile. */
+		if (sq->error)
+			return;
+		list_del(&p->node);
+		sq->nheld--;
+	}
+	vg_sendq_post_failed(sh, sq, p, ret);
+	vg_sendq_settle(sh, sq);
+}
+
+/*
+ * Under the shaper lock: nothing of @sq waits or is in the driver's
+ * post_send, so a WR that bypasses the queue overtakes nothing of the QP.
+ */
+static bool vg_sendq_clear(const struct vg_sendq *sq)
+{
+	return list_empty(&sq->queue) && list_empty(&sq->flushq) && !sq->busy;
+}
+
+/*
+ * Under the shaper lock: may @sq's WRs bypass the shaper, unpaced?
+ * Direct WRs take send queue slots the ring does not count; the room
+ * reserved at creation holds them, and without it a chunk the driver
+ * then refuses waits and retries. A QP in error goes direct only
+ * while unloading (the driver flushes its WRs itself); otherwise the
+ * shaper reports them.
+ */
+static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	if (!vg_sendq_clear(sq))
+		return false;
+	/*
+	 * Unloading: the ring only drains from here on, so that it empties
+	 * under any load. A direct WR after ring entries completes after
+	 * them, untranslated.
+	 */
+	if (sh->draining)
+		return true;
+	if (sq->error)
+		return false;
+	return !sh->enforce ||
+	       READ_ONCE(sq->tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
+}
+
+/* Counts WRs that went straight to the driver, up to @stop. Any context. */
+static void vg_sendq_count_direct(struct vg_ktenant *t,
+				  const struct ib_send_wr *wr,
+				  const struct ib_send_wr *stop)
+{
+	u64 bytes = 0;
+	u32 n = 0;
+	int i;
+
+	for (; wr && wr != stop; wr = wr->next, n++)
+		for (i = 0; i < wr->num_sge; i++)
+			bytes += wr->sg_list[i].length;
+	if (n)
+		vg_tenant_count_tx(t, bytes, n, n, 0);
+}
+
+/*
+ * Under the shaper lock: may chain @wr go to the driver now, as it is,
+ * paced? When nothing of the QP waits or is being posted, the pacer has
+ * tokens, no WR of the chain needs a split and the scheduler would pick
+ * this QP anyway, sending the chain at once is what the dispatcher would
+ * do, minus the copies and the ring. If the send queue has no room
+ * reserved for the ring, not while ring entries the owner does not count
+ * are in flight (chunks of a split WR, markers): the owner counts its
+ * WRs, not the chunks they became, so the send queue may then be full
+ * while the owner believes it has room, and the chain would fail for the
+ * owner. The chain is charged to the pacer and the scheduler as the
+ * dispatcher would charge it, and the caller posts it directly. The
+ * pacer may run ahead by up to VG_FAST_WRS WRs, as by one chunk; tokens
+ * of WRs the driver then refuses stay spent. Other QPs' posts and the
+ * dispatcher may run meanwhile: the order that matters is the QP's own.
+ * Return: whether the chain was charged.
+ */
+static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
+			  const struct ib_send_wr *wr, u64 now)
+{
+	struct vg_token tok[VG_FAST_WRS];
+	const struct ib_send_wr *w;
+	enum ib_wc_opcode wco;
+	u64 next, charged = 0;
+	u32 h, k, len;
+	int i, ret;
+	u8 vop;
+
+	if (!vg_sendq_clear(sq) ||
+	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
+	    sh->draining || sq->error || sq->blocked ||
+	    vg_pacer_next(&sh->pacer) > now)
+		return false;
+	for (k = 0, w = wr; w; w = w->next, k++) {
+		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop, &wco) ||
+		    w->num_sge < 0 || w->num_sge > sq->max_sge)
+			return false;
+		for (len = 0, i = 0; i < w->num_sge; i++) {
+			if (w->sg_list[i].length > VG_MAX_MSG - len)
+				return false;
+			len += w->sg_list[i].length;
+		}
+		if (len > sh->chunk && vg_opcode_splittable(vop) &&
+		    !(w->send_flags & IB_SEND_INLINE))
+			return false;
+		vg_cost(&sh->cost, vop, len, &tok[k]);
+		charged += tok[k].bytes;
+	}
+	/* Nothing backlogged on the device: the scheduler in O(1). */
+	ret = vg_sched_send_idle(&sh->sched, sq->handle, charged, now);
+	if (ret == -EBUSY) {
+		vg_sched_activate(&sh->sched, sq->handle, now);
+		if (vg_sched_pick(&sh->sched, now, &h, &next) ||
+		    h != sq->handle)
+			return false;
+		ret = vg_sched_charge(&sh->sched, sq->handle, charged, now,
+				      false);
+	}
+	if (ret)
+		return false;
+	for (i = 0; i < k; i++)
+		vg_pacer_charge(&sh->pacer, now, &tok[i]);
+	return true;
+}
+
+/**
+ * vg_sendq_post() - the post path of a shaped QP
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @wr: the owner's chain
+ * @bad: on error, the first WR not taken
+ *
+ * Context: any the owner posts from; under rcu_read_lock() (the caller
+ * found @sq that way). Takes the shaper lock; may run the dispatcher,
+ * which calls the driver.
+ * Return: 0, or -ENOMEM (no room or memory) or -EOPNOTSUPP (an opcode the
+ * shaper does not model, while the QP has WRs queued), or what the driver
+ * returned for a direct post.
+ */
+int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
+		  const struct ib_send_wr *wr, const struct ib_send_wr **bad)
+{
+	const struct ib_send_wr *first = wr;
+	struct vg_ktenant *t;
+	unsigned long flags;
+	struct vg_pwr *p;
+	int ret = 0;
+	u32 n = 0;
+	u64 now;
+
+	/*
+	 * The clock is read once per call, outside the lock (some
+	 * clocksources are slow to read), and only if WRs may be shaped.
+	 */
+	now = READ_ONCE(sh->enforce) ? ktime_get_ns() : 0;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (sq->dead)
+		goto dead;
+	vg_shaper_rebind(sh, sq);
+	if (vg_sendq_direct(sh, sq))
+		goto direct;
+	if (!now)
+		now = ktime_get_ns();
+	if (vg_sendq_fast(sh, sq, wr, now))
+		goto direct;
+
+	for (; wr; wr = wr->next) {
+		if (sq->nheld >= sq->owner_max) {
+			ret = -ENOMEM;
+			break;
+		}
+		p = vg_pwr_copy(wr, sq->max_sge, &ret);
+		if (!p) {
+			/* Unmodelled opcodes go direct when nothing waits. */
+			if (ret == -EOPNOTSUPP && wr == first && !sq->error &&
+			    vg_sendq_clear(sq))
+				goto direct;
+			break;
+		}
+		p->enqueued_ns = now;
+		sq->nheld++;
+		if (sq->error) {
+			p->status = IB_WC_WR_FLUSH_ERR;
+			list_add_tail(&p->node, &sq->flushq);
+			continue;
+		}
+		list_add_tail(&p->node, &sq->queue);
+		n++;
+	}
+	if (ret)
+		*bad = wr;
+	if (n) {
+		vg_tenant_count_queue(sq->tenant, n, 0);
+		if (!sq->blocked && !sq->resetting)
+			vg_sched_activate(&sh->sched, sq->handle, now);
+		vg_shaper_kick(sh, &flags);
+	}
+	if (sq->error && !sq->dead)
+		vg_sendq_settle(sh, sq);
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return ret;
+
+dead:
+	/* Racing its destruction: the owner's bug; stay out of it. */
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return sh->post_send(sq->qp, wr, bad);
+
+direct:
+	/*
+	 * The owner's chain, as it is: its completions carry the owner's
+	 * wr_id and pass the poll wrapper untranslated. The tenant is freed
+	 * only after RCU readers, which the caller is.
+	 */
+	t = sq->tenant;
+	sq->tail_untracked = true;
+	spin_unlock_irqrestore(&sh->lock, flags);
+	ret = sh->post_send(sq->qp, wr, bad);
+	vg_sendq_count_direct(t, wr, ret ? *bad : NULL);
+	return ret;
+}
