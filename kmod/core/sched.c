@@ -249,7 +249,7 @@ int vg_sched_init(struct vg_sched *s, const struct vg_sched_cfg *cfg,
 
 /* Tenants. */
 
-static struct vg_sched_tenant *vg_tenant_get(struct vg_sched *s, u32 id)
+static struct vg_sched_tenant *vg_sched_tenant_of(struct vg_sched *s, u32 id)
 {
 	if (id >= s->max_tenants || s->tenants[id].state == VG_T_FREE)
 		return NULL;
@@ -354,7 +354,7 @@ int vg_sched_tenant_add(struct vg_sched *s, const struct vg_tenant_cfg *cfg,
 int vg_sched_tenant_set(struct vg_sched *s, u32 id,
 			const struct vg_tenant_cfg *cfg, u64 now)
 {
-	struct vg_sched_tenant *t = vg_tenant_get(s, id);
+	struct vg_sched_tenant *t = vg_sched_tenant_of(s, id);
 	int ret;
 
 	if (!t)
@@ -373,7 +373,7 @@ int vg_sched_tenant_set(struct vg_sched *s, u32 id,
 
 int vg_sched_tenant_del(struct vg_sched *s, u32 id)
 {
-	struct vg_sched_tenant *t = vg_tenant_get(s, id);
+	struct vg_sched_tenant *t = vg_sched_tenant_of(s, id);
 
 	if (!t)
 		return -ENOENT;
@@ -432,7 +432,7 @@ u64 vg_sched_qp_tag(const struct vg_sched *s, u32 qp)
 
 int vg_sched_qp_add(struct vg_sched *s, u32 tenant, u32 weight, u32 *qp)
 {
-	struct vg_sched_tenant *t = vg_tenant_get(s, tenant);
+	struct vg_sched_tenant *t = vg_sched_tenant_of(s, tenant);
 	struct vg_sched_qp *q;
 	int ret;
 

@@ -19,6 +19,8 @@
 #include <linux/string.h>
 #include <linux/xarray.h>
 
+#include "core/select.h"
+
 #include "tenant.h"
 
 static DEFINE_MUTEX(vg_tenants_lock);
@@ -56,6 +58,14 @@ static_assert((int)__VERBSGATE_CLASS_MAX == (int)VG_CLASS_NR);
 static_assert(VERBSGATE_WEIGHT_MIN == VG_WEIGHT_MIN);
 static_assert(VERBSGATE_WEIGHT_MAX == VG_WEIGHT_MAX);
 static_assert(VERBSGATE_MAX_TENANTS == VG_MAX_TENANTS);
+static_assert((int)VERBSGATE_SEL_DEFAULT == (int)VG_SEL_DEFAULT);
+static_assert((int)VERBSGATE_SEL_CGROUP == (int)VG_SEL_CGROUP);
+static_assert((int)VERBSGATE_SEL_ULP == (int)VG_SEL_ULP);
+static_assert((int)VERBSGATE_SEL_LOCAL_ADDR == (int)VG_SEL_LOCAL_ADDR);
+static_assert((int)VERBSGATE_SEL_PEER_ADDR == (int)VG_SEL_PEER_ADDR);
+static_assert((int)__VERBSGATE_SEL_MAX == (int)VG_SEL_NR);
+static_assert(sizeof(struct in6_addr) == VG_SEL_ADDR_LEN);
+static_assert(sizeof(union ib_gid) == VG_SEL_ADDR_LEN);
 static_assert(VERBSGATE_RATE_MAX == VG_RATE_MAX);
 
 /**
@@ -183,7 +193,8 @@ static int vg_selector_init(struct vg_selector *sel,
 			    struct netlink_ext_ack *extack)
 {
 	struct cgroup *cgrp;
-	int i, max, plen;
+	struct vg_sel cs;
+	int ret;
 
 	sel->type = spec->sel_type;
 	switch (spec->sel_type) {
@@ -238,29 +249,21 @@ static int vg_selector_init(struct vg_selector *sel,
 				       "address must be 4 bytes (IPv4) or 16 bytes (IPv6 or GID)");
 			return -EINVAL;
 		}
-		max = spec->addr_len * 8;
-		plen = spec->plen < 0 ? max : spec->plen;
-		if (plen > max) {
+		/* An IPv4 prefix is stored IPv4-mapped, as RoCEv2 GIDs are. */
+		ret = vg_sel_prefix_init(&cs, spec->addr, spec->addr_len,
+					 spec->plen);
+		if (ret == -ERANGE) {
 			NL_SET_ERR_MSG(extack, "IPv4 prefix length above 32");
-			return -ERANGE;
+			return ret;
 		}
-		for (i = plen; i < max; i++) {
-			if (spec->addr[i / 8] & (0x80 >> (i % 8))) {
-				NL_SET_ERR_MSG(extack,
-					       "address has bits set beyond the prefix length");
-				return -EINVAL;
-			}
+		if (ret) {
+			NL_SET_ERR_MSG(extack,
+				       "address has bits set beyond the prefix length");
+			return ret;
 		}
-		if (spec->addr_len == 4) {
-			/* Match the IPv4-mapped GIDs RoCEv2 uses. */
-			sel->v4 = true;
-			sel->addr.s6_addr16[5] = htons(0xffff);
-			memcpy(&sel->addr.s6_addr32[3], spec->addr, 4);
-			sel->plen = plen + 96;
-		} else {
-			memcpy(&sel->addr, spec->addr, 16);
-			sel->plen = plen;
-		}
+		sel->v4 = spec->addr_len == 4;
+		memcpy(&sel->addr, cs.addr, sizeof(sel->addr));
+		sel->plen = cs.plen;
 		return 0;
 
 	case VERBSGATE_SEL_DEFAULT:
@@ -273,69 +276,60 @@ static int vg_selector_init(struct vg_selector *sel,
 	}
 }
 
-static bool vg_selector_equal(const struct vg_selector *a,
-			      const struct vg_selector *b)
+/*
+ * The policy core's view of @sel (core/select.h), which decides; @cs
+ * points into @sel.
+ */
+static void vg_selector_core(const struct vg_selector *sel,
+			     struct vg_sel *cs)
 {
-	if (a->type != b->type)
-		return false;
-	switch (a->type) {
-	case VERBSGATE_SEL_CGROUP:
-		return a->cgrp == b->cgrp;
-	case VERBSGATE_SEL_ULP:
-		return !strcmp(a->ulp, b->ulp);
-	case VERBSGATE_SEL_LOCAL_ADDR:
-	case VERBSGATE_SEL_PEER_ADDR:
-		return a->plen == b->plen &&
-		       !memcmp(&a->addr, &b->addr, sizeof(a->addr));
-	default:
-		return true;
-	}
-}
-
-/* Whether the first @plen bits of @a and @gid agree. */
-static bool vg_prefix_match(const struct in6_addr *a, u8 plen,
-			    const union ib_gid *gid)
-{
-	unsigned int bytes = plen / 8, bits = plen % 8;
-
-	if (memcmp(a->s6_addr, gid->raw, bytes))
-		return false;
-	return !bits || !((a->s6_addr[bytes] ^ gid->raw[bytes]) &
-			  (0xff00 >> bits));
+	*cs = (struct vg_sel){
+		.type = sel->type,
+		.plen = sel->plen,
+		.ulp = sel->ulp,
+		.cgrp = sel->cgrp,
+		.level = sel->cgrp ? sel->cgrp->level : 0,
+	};
+	memcpy(cs->addr, sel->addr.s6_addr, sizeof(cs->addr));
 }
 
 /*
- * How well @sel matches @f: 0 not at all, otherwise larger is better.
- * Bits 32+ are the rule (tenant.h), the low bits the specificity within
- * it: cgroup depth, or twice the prefix length plus one for a peer prefix.
+ * The core's view of @f: a cgroup v2 is described by its ancestors[] and
+ * level, which is all cgroup_is_descendant() reads on one hierarchy.
  */
-#define VG_RANK(rule, spec)	(((u64)(rule) << 32) | (u32)(spec))
-
-static u64 vg_selector_rank(const struct vg_selector *sel,
-			    const struct vg_qp_facts *f)
+static void vg_facts_core(const struct vg_qp_facts *f,
+			  struct vg_sel_facts *cf)
 {
-	switch (sel->type) {
-	case VERBSGATE_SEL_CGROUP:
-		if (f->user && f->cgrp && cgroup_is_descendant(f->cgrp, sel->cgrp))
-			return VG_RANK(4, sel->cgrp->level);
-		return 0;
-	case VERBSGATE_SEL_LOCAL_ADDR:
-		if (f->local && vg_prefix_match(&sel->addr, sel->plen, f->local))
-			return VG_RANK(3, 2 * sel->plen);
-		return 0;
-	case VERBSGATE_SEL_PEER_ADDR:
-		if (f->peer && vg_prefix_match(&sel->addr, sel->plen, f->peer))
-			return VG_RANK(3, 2 * sel->plen + 1);
-		return 0;
-	case VERBSGATE_SEL_ULP:
-		if (!f->user && f->ulp && !strcmp(f->ulp, sel->ulp))
-			return VG_RANK(2, 0);
-		return 0;
-	case VERBSGATE_SEL_DEFAULT:
-		return VG_RANK(1, 0);
-	default:
-		return 0;
+	*cf = (struct vg_sel_facts){
+		.user = f->user,
+		.ulp = f->ulp,
+		.local = f->local ? f->local->raw : NULL,
+		.peer = f->peer ? f->peer->raw : NULL,
+	};
+	if (f->cgrp) {
+		cf->ancestors = (const void *const *)f->cgrp->ancestors;
+		cf->level = f->cgrp->level;
 	}
+}
+
+static bool vg_selector_equal(const struct vg_selector *a,
+			      const struct vg_selector *b)
+{
+	struct vg_sel ca, cb;
+
+	vg_selector_core(a, &ca);
+	vg_selector_core(b, &cb);
+	return vg_sel_equal(&ca, &cb);
+}
+
+/* vg_sel_rank(): 0 no match, otherwise larger is better. */
+static u64 vg_selector_rank(const struct vg_selector *sel,
+			    const struct vg_sel_facts *cf)
+{
+	struct vg_sel cs;
+
+	vg_selector_core(sel, &cs);
+	return vg_sel_rank(&cs, cf);
 }
 
 /**
@@ -353,9 +347,11 @@ static u64 vg_selector_rank(const struct vg_selector *sel,
 struct vg_ktenant *vg_tenant_classify(const struct vg_qp_facts *facts)
 {
 	struct vg_ktenant *t, *best;
+	struct vg_sel_facts cf;
 	unsigned long id;
 	u64 rank, best_rank;
 
+	vg_facts_core(facts, &cf);
 	rcu_read_lock();
 	do {
 		best = NULL;
@@ -363,7 +359,7 @@ struct vg_ktenant *vg_tenant_classify(const struct vg_qp_facts *facts)
 		xa_for_each(&vg_tenants, id, t) {
 			if (!READ_ONCE(t->linked))
 				continue;
-			rank = vg_selector_rank(&t->sel, facts);
+			rank = vg_selector_rank(&t->sel, &cf);
 			if (rank > best_rank) {
 				best = t;
 				best_rank = rank;
@@ -393,8 +389,11 @@ bool vg_tenant_outranks(const struct vg_ktenant *cand,
 			const struct vg_ktenant *cur,
 			const struct vg_qp_facts *facts)
 {
-	return vg_selector_rank(&cand->sel, facts) >
-	       vg_selector_rank(&cur->sel, facts);
+	struct vg_sel_facts cf;
+
+	vg_facts_core(facts, &cf);
+	return vg_selector_rank(&cand->sel, &cf) >
+	       vg_selector_rank(&cur->sel, &cf);
 }
 
 /**
