@@ -115,8 +115,9 @@ const Table<Device> &device_table()
 		row(VERBSGATE_ATTR_DEV_ENFORCE, &D::enforce, on_off("on", "off"))
 			.sent("enforce").in(kDevSettings).at(3, 5)
 			.shows(" enforce %s").key("enforce"),
+		// State, but shown with the settings: `stats -s` omits it.
 		row(VERBSGATE_ATTR_DEV_MAX_CHUNK, &D::max_chunk, size)
-			.in(kDevState).at(3, 3).shows(" max-chunk %s")
+			.in(kDevSettings).at(3, 3).shows(" max-chunk %s")
 			.key("max_chunk"),
 		row(VERBSGATE_ATTR_DEV_SAFE_UTIL, &D::safe_util, rate)
 			.in(kDevState).at(5).shows(" safe-util %s").key("safe_util"),
