@@ -2,8 +2,10 @@
 // verbsgate monitor: print change events as they happen, one line each,
 // until interrupted.
 #include "commands.h"
+#include "device.h"
 #include "json.h"
-#include "objects.h"
+#include "qp.h"
+#include "tenant.h"
 
 #include <ostream>
 
@@ -11,51 +13,64 @@ namespace vg {
 
 namespace {
 
-const char *event_name(uint8_t cmd)
+// One line for an event about an object of `table`.
+template <typename Obj, typename Text, typename Json>
+void print(const Output &o, const char *event, const char *key,
+	   const Table<Obj> &table, const Attrs &a, Text text, Json json)
 {
-	switch (cmd) {
-	case VERBSGATE_CMD_TENANT_ADD:
-		return "tenant add";
-	case VERBSGATE_CMD_TENANT_DEL:
-		return "tenant del";
-	case VERBSGATE_CMD_TENANT_SET:
-		return "tenant set";
-	case VERBSGATE_CMD_DEV_SET:
-		return "dev set";
-	case VERBSGATE_CMD_QP_CLASSIFIED:
-		return "qp classified";
-	default:
-		return nullptr;	// newer than this tool: skipped
+	Obj obj = decode(table, a.data());
+
+	if (o.opts.json) {
+		JsonWriter w;
+		w.begin_object().kv("event", event);
+		json(w.key(key), obj);
+		w.end_object();
+		print_json(o, w.str());
+	} else {
+		o.out << event << " " << text(obj) << "\n";
 	}
 }
 
+void print_tenant(const Output &o, const char *event, const Attrs &a)
+{
+	print(o, event, "tenant", tenant_table(), a, tenant_text, tenant_json);
+}
+
+// Device events show the settings in JSON, not in text.
+void print_dev(const Output &o, const char *event, const Attrs &a)
+{
+	print(o, event, "dev", device_table(), a,
+	      [](const Device &d) { return dev_text(d, false); },
+	      [](JsonWriter &w, const Device &d) { dev_json(w, d, true); });
+}
+
+void print_qp(const Output &o, const char *event, const Attrs &a)
+{
+	print(o, event, "qp", qp_table(), a,
+	      [](const Qp &q) { return qp_text(q, false); }, qp_json);
+}
+
+// The events this tool knows; newer ones are skipped.
+const struct {
+	uint8_t cmd;
+	const char *name;
+	void (*print)(const Output &, const char *, const Attrs &);
+} events[] = {
+	{VERBSGATE_CMD_TENANT_ADD, "tenant add", print_tenant},
+	{VERBSGATE_CMD_TENANT_DEL, "tenant del", print_tenant},
+	{VERBSGATE_CMD_TENANT_SET, "tenant set", print_tenant},
+	{VERBSGATE_CMD_DEV_SET, "dev set", print_dev},
+	{VERBSGATE_CMD_QP_CLASSIFIED, "qp classified", print_qp},
+};
+
 void print_event(const Output &o, uint8_t cmd, const Attrs &a)
 {
-	const char *name = event_name(cmd);
-	bool qp = cmd == VERBSGATE_CMD_QP_CLASSIFIED;
-	bool dev = cmd == VERBSGATE_CMD_DEV_SET;
-
-	if (!name)
-		return;
-	if (o.opts.json) {
-		JsonWriter w;
-		w.begin_object().kv("event", name);
-		if (qp)
-			qp_json(w.key("qp"), parse_qp(a));
-		else if (dev)
-			dev_json(w.key("dev"), parse_device(a), true);
-		else
-			tenant_json(w.key("tenant"), parse_tenant(a));
-		w.end_object();
-		print_json(o, w.str());
-	} else if (qp) {
-		o.out << name << " " << qp_text(parse_qp(a), false) << "\n";
-	} else if (dev) {
-		o.out << name << " " << dev_text(parse_device(a), false) << "\n";
-	} else {
-		o.out << name << " " << tenant_text(parse_tenant(a)) << "\n";
+	for (const auto &e : events) {
+		if (e.cmd != cmd)
+			continue;
+		e.print(o, e.name, a);
+		o.out.flush();
 	}
-	o.out.flush();
 }
 
 }  // namespace

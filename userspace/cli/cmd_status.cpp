@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // verbsgate status: is the module loaded, which version, how many devices.
 #include "commands.h"
-#include "genl_client.h"
 #include "json.h"
-
-#include <netlink/attr.h>
+#include "status.h"
 
 #include <ostream>
 
@@ -23,25 +21,20 @@ int cmd_status(Args &args, const Output &o)
 	}
 	args.done();
 
-	std::string version = "?";
-	uint32_t devices = 0;
+	std::vector<Status> status;
 	o.nl().request(VERBSGATE_CMD_GET_STATUS, false, nullptr,
-		   [&](const Attrs &a) {
-			   if (a[VERBSGATE_ATTR_VERSION])
-				   version = nla_get_string(
-					   const_cast<nlattr *>(a[VERBSGATE_ATTR_VERSION]));
-			   if (a[VERBSGATE_ATTR_DEV_COUNT])
-				   devices = nla_get_u32(a[VERBSGATE_ATTR_DEV_COUNT]);
-		   });
+		       collect(status_table(), status));
+	Status st = status.empty() ? Status{} : status.back();
 
 	if (o.opts.json) {
 		JsonWriter w;
-		w.begin_object().kv("loaded", true).kv("version", version)
-			.kv("devices", devices).end_object();
+		w.begin_object().kv("loaded", true);
+		json_members(w, status_table(), st);
+		w.end_object();
 		print_json(o, w.str());
 	} else {
-		o.out << "verbsgate " << version << " loaded, " << devices
-		      << (devices == 1 ? " device\n" : " devices\n");
+		o.out << "verbsgate " << st.version << " loaded, " << st.devices
+		      << (st.devices == 1 ? " device\n" : " devices\n");
 	}
 	return 0;
 }

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // verbsgate tenant: add, set, delete and show tenants.
 #include "commands.h"
-#include "encode.h"
-#include "json.h"
-#include "objects.h"
 #include "requests.h"
-#include "units.h"
+#include "tenant.h"
 
 #include <cerrno>
 #include <fstream>
@@ -16,23 +13,6 @@
 namespace vg {
 
 namespace {
-
-std::string selector_text(const Selector &s)
-{
-	std::string out = selector_name(s.type);
-
-	switch (s.type) {
-	case VERBSGATE_SEL_CGROUP:
-		return out + " " + s.cgroup_path;
-	case VERBSGATE_SEL_ULP:
-		return out + " " + s.ulp;
-	case VERBSGATE_SEL_LOCAL_ADDR:
-	case VERBSGATE_SEL_PEER_ADDR:
-		return out + " " + format_prefix(s.prefix);
-	default:
-		return out;
-	}
-}
 
 std::vector<Cgroup2Mount> mounts()
 {
@@ -52,23 +32,31 @@ std::vector<Cgroup2Mount> mounts()
 	throw e;
 }
 
+// A request that names one tenant.
+GenlClient::Fill named(const std::string &name)
+{
+	Tenant t;
+
+	t.name = name;
+	return sends(tenant_table(), t);
+}
+
 int tenant_add(Args &args, const Output &o)
 {
-	TenantAdd t = parse_tenant_add(args, mounts());
+	Tenant t = parse_tenant_add(args, mounts());
 
 	o.nl().request(VERBSGATE_CMD_TENANT_ADD, false,
-		       [&](nl_msg *m) { put_tenant_add(m, t); }, nullptr);
+		       sends(tenant_table(), t), nullptr);
 	return 0;
 }
 
 int tenant_set(Args &args, const Output &o)
 {
-	TenantSet t = parse_tenant_set(args);
+	Tenant t = parse_tenant_set(args);
 
 	try {
 		o.nl().request(VERBSGATE_CMD_TENANT_SET, false,
-			       [&](nl_msg *m) { put_tenant_set(m, t); },
-			       nullptr);
+			       sends(tenant_table(), t), nullptr);
 	} catch (const NetlinkError &e) {
 		rethrow_unknown(e, t.name);
 	}
@@ -81,8 +69,7 @@ int tenant_del(Args &args, const Output &o)
 
 	args.done();
 	try {
-		o.nl().request(VERBSGATE_CMD_TENANT_DEL, false,
-			       [&](nl_msg *m) { put_tenant_name(m, name); },
+		o.nl().request(VERBSGATE_CMD_TENANT_DEL, false, named(name),
 			       nullptr);
 	} catch (const NetlinkError &e) {
 		rethrow_unknown(e, name);
@@ -99,84 +86,18 @@ int tenant_show(Args &args, const Output &o)
 	args.done();
 
 	std::vector<Tenant> tenants;
-	auto collect = [&](const Attrs &a) {
-		tenants.push_back(parse_tenant(a));
-	};
 	try {
-		if (name.empty())
-			o.nl().request(VERBSGATE_CMD_TENANT_GET, true, nullptr,
-				       collect);
-		else
-			o.nl().request(VERBSGATE_CMD_TENANT_GET, false,
-				       [&](nl_msg *m) {
-					       put_tenant_name(m, name);
-				       },
-				       collect);
+		o.nl().request(VERBSGATE_CMD_TENANT_GET, name.empty(),
+			       name.empty() ? nullptr : named(name),
+			       collect(tenant_table(), tenants));
 	} catch (const NetlinkError &e) {
 		rethrow_unknown(e, name);
 	}
-
-	if (o.opts.json) {
-		JsonWriter w;
-		w.begin_array();
-		for (const auto &t : tenants)
-			tenant_json(w, t);
-		w.end_array();
-		print_json(o, w.str());
-		return 0;
-	}
-	for (const auto &t : tenants)
-		o.out << tenant_text(t) << "\n";
+	print_list(o, tenants, tenant_text, tenant_json);
 	return 0;
 }
 
 }  // namespace
-
-std::string tenant_text(const Tenant &t)
-{
-	std::ostringstream s;
-
-	s << t.id << ": " << t.name << ":";
-	if (t.has_config) {
-		s << " selector " << selector_text(t.sel) << " class "
-		  << class_name(t.cls) << " weight " << t.weight;
-		if (t.min_rate)
-			s << " min " << format_rate(t.min_rate);
-		if (t.max_rate)
-			s << " max " << format_rate(t.max_rate);
-	}
-	s << " qps " << t.qps;
-	return s.str();
-}
-
-void tenant_json(JsonWriter &w, const Tenant &t)
-{
-	w.begin_object().kv("id", t.id).kv("name", t.name);
-	if (t.has_config) {
-		w.key("selector").begin_object().kv("type",
-						    selector_name(t.sel.type));
-		switch (t.sel.type) {
-		case VERBSGATE_SEL_CGROUP:
-			w.kv("path", t.sel.cgroup_path)
-				.kv("cgroup_id", t.sel.cgroup_id);
-			break;
-		case VERBSGATE_SEL_ULP:
-			w.kv("ulp", t.sel.ulp);
-			break;
-		case VERBSGATE_SEL_LOCAL_ADDR:
-		case VERBSGATE_SEL_PEER_ADDR:
-			w.kv("prefix", format_prefix(t.sel.prefix));
-			break;
-		}
-		w.end_object();
-		w.kv("class", class_name(t.cls)).kv("weight", t.weight)
-			.kv("min_rate", t.min_rate).kv("max_rate", t.max_rate);
-	}
-	w.kv("qps", t.qps);
-	if (t.has_stats)
-		stats_json(w, t.stats);
-	w.end_object();
-}
 
 void usage_tenant(std::ostream &out)
 {

@@ -3,19 +3,16 @@
 #pragma once
 
 #include "args.h"
+#include "field.h"
 #include "genl_client.h"
 
 #include <iosfwd>
 #include <memory>
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace vg {
-
-class JsonWriter;
-struct Tenant;
-struct TenantStats;
-struct Device;
-struct Qp;
 
 // Where a command prints, with the global options, and the netlink
 // connection, made on first use and shared by the commands of a batch.
@@ -49,18 +46,36 @@ void usage_monitor(std::ostream &out);
 // Prints a JSON document (compact or, with -p, indented) and a newline.
 void print_json(const Output &o, const std::string &compact);
 
-// One tenant, device or QP, as `tenant show` / `dev show` / `qp show`
-// print it (also used by `monitor`). The text forms end without a newline.
-std::string tenant_text(const Tenant &t);
-void tenant_json(JsonWriter &w, const Tenant &t);
-std::string dev_text(const Device &d, bool details);
-void dev_json(JsonWriter &w, const Device &d, bool details);
-std::string qp_text(const Qp &q, bool stats);
-void qp_json(JsonWriter &w, const Qp &q);
+// A request carrying the object's fields that are set.
+template <typename Obj>
+GenlClient::Fill sends(const Table<Obj> &t, Obj o)
+{
+	return [&t, o](nl_msg *m) { encode(m, t, o); };
+}
 
-// Counters (a tenant's or a QP's), as `stats` prints them: the text
-// without a leading blank, the JSON as members of the open object.
-std::string stats_text(const TenantStats &s);
-void stats_json(JsonWriter &w, const TenantStats &s);
+// Reads each reply into an object of the table.
+template <typename Obj>
+GenlClient::OnReply collect(const Table<Obj> &t, std::vector<Obj> &out)
+{
+	return [&t, &out](const Attrs &a) { out.push_back(decode(t, a.data())); };
+}
+
+// Objects as `show` prints them: a JSON array, or a line each.
+template <typename Obj, typename Text, typename Json>
+void print_list(const Output &o, const std::vector<Obj> &objs, Text text,
+		Json json)
+{
+	if (o.opts.json) {
+		JsonWriter w;
+		w.begin_array();
+		for (const auto &obj : objs)
+			json(w, obj);
+		w.end_array();
+		print_json(o, w.str());
+		return;
+	}
+	for (const auto &obj : objs)
+		o.out << text(obj) << "\n";
+}
 
 }  // namespace vg

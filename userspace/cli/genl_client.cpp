@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "genl_client.h"
 
+#include "schema.h"
+
 #include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -9,7 +11,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <map>
 
 namespace vg {
 
@@ -26,53 +27,6 @@ NetlinkError::NetlinkError(int e, const std::string &what, std::string ack)
 }
 
 namespace {
-
-// Types of the reply attributes; libnl checks each against it. Attributes
-// newer than this header are skipped (replies may grow, see the uapi).
-struct nla_policy *reply_policy()
-{
-	static struct nla_policy p[VERBSGATE_ATTR_MAX + 1];
-	static bool ready;
-
-	if (ready)
-		return p;
-	for (int t : {VERBSGATE_ATTR_VERSION, VERBSGATE_ATTR_DEV_NAME,
-		      VERBSGATE_ATTR_DEV_DRIVER, VERBSGATE_ATTR_TENANT_NAME,
-		      VERBSGATE_ATTR_QP_COMM, VERBSGATE_ATTR_QP_ULP})
-		p[t].type = NLA_STRING;
-	for (int t : {VERBSGATE_ATTR_DEV_COUNT, VERBSGATE_ATTR_DEV_INDEX,
-		      VERBSGATE_ATTR_DEV_PORTS, VERBSGATE_ATTR_TENANT_ID,
-		      VERBSGATE_ATTR_TENANT_CLASS, VERBSGATE_ATTR_TENANT_WEIGHT,
-		      VERBSGATE_ATTR_TENANT_QPS, VERBSGATE_ATTR_DEV_CHUNK_NOLAT,
-		      VERBSGATE_ATTR_DEV_MAX_CHUNK,
-		      VERBSGATE_ATTR_DEV_CHUNK_SIZE, VERBSGATE_ATTR_QP_NUM,
-		      VERBSGATE_ATTR_QP_TYPE, VERBSGATE_ATTR_QP_PID,
-		      VERBSGATE_ATTR_QP_WEIGHT})
-		p[t].type = NLA_U32;
-	for (int t : {VERBSGATE_ATTR_DEV_NODE_GUID,
-		      VERBSGATE_ATTR_TENANT_MIN_RATE,
-		      VERBSGATE_ATTR_TENANT_MAX_RATE,
-		      VERBSGATE_ATTR_DEV_MAX_RATE, VERBSGATE_ATTR_DEV_MAX_OPS,
-		      VERBSGATE_ATTR_DEV_TARGET_P99, VERBSGATE_ATTR_DEV_AIMD_STEP,
-		      VERBSGATE_ATTR_DEV_AIMD_PERIOD,
-		      VERBSGATE_ATTR_DEV_SAFE_UTIL, VERBSGATE_ATTR_DEV_RMIN,
-		      VERBSGATE_ATTR_DEV_REF_P99,
-		      VERBSGATE_ATTR_DEV_AIMD_INCREASES,
-		      VERBSGATE_ATTR_DEV_AIMD_DECREASES,
-		      VERBSGATE_ATTR_QP_CGROUP_ID})
-		p[t].type = NLA_U64;
-	for (int t : {VERBSGATE_ATTR_DEV_LAT_EACH, VERBSGATE_ATTR_DEV_ENFORCE})
-		p[t].type = NLA_U8;
-	for (int t : {VERBSGATE_ATTR_QP_LOCAL_GID, VERBSGATE_ATTR_QP_PEER_GID})
-		p[t].minlen = p[t].maxlen = 16;	// binary GIDs
-	for (int t : {VERBSGATE_ATTR_TENANT_SELECTOR,
-		      VERBSGATE_ATTR_TENANT_STATS,
-		      VERBSGATE_ATTR_DEV_CHUNK_TABLE,
-		      VERBSGATE_ATTR_DEV_OP_COSTS, VERBSGATE_ATTR_QP_STATS})
-		p[t].type = NLA_NESTED;
-	ready = true;
-	return p;
-}
 
 // State of one request while libnl runs its callbacks.
 struct Exchange {
@@ -209,113 +163,6 @@ int no_seq_check(struct nl_msg *, void *)
 	return NL_OK;
 }
 
-// CLI keywords of request attributes, for error messages.
-const std::map<int, const char *> &top_names()
-{
-	static const std::map<int, const char *> names = {
-		{VERBSGATE_ATTR_DEV_INDEX, "device index"},
-		{VERBSGATE_ATTR_DEV_NAME, "device name"},
-		{VERBSGATE_ATTR_TENANT_NAME, "tenant name"},
-		{VERBSGATE_ATTR_TENANT_CLASS, "class"},
-		{VERBSGATE_ATTR_TENANT_WEIGHT, "weight"},
-		{VERBSGATE_ATTR_TENANT_MIN_RATE, "min"},
-		{VERBSGATE_ATTR_TENANT_MAX_RATE, "max"},
-		{VERBSGATE_ATTR_TENANT_SELECTOR, "selector"},
-		{VERBSGATE_ATTR_DEV_MAX_RATE, "maxrate"},
-		{VERBSGATE_ATTR_DEV_MAX_OPS, "maxops"},
-		{VERBSGATE_ATTR_DEV_TARGET_P99, "target-p99"},
-		{VERBSGATE_ATTR_DEV_AIMD_STEP, "step"},
-		{VERBSGATE_ATTR_DEV_AIMD_PERIOD, "period"},
-		{VERBSGATE_ATTR_DEV_CHUNK_NOLAT, "chunk-nolat"},
-		{VERBSGATE_ATTR_DEV_CHUNK_TABLE, "chunk-table"},
-		{VERBSGATE_ATTR_DEV_OP_COSTS, "cost"},
-		{VERBSGATE_ATTR_DEV_LAT_EACH, "latency-weight"},
-		{VERBSGATE_ATTR_DEV_ENFORCE, "enforce"},
-	};
-	return names;
-}
-
-const char *nested_name(int parent, int type)
-{
-	switch (parent) {
-	case VERBSGATE_ATTR_TENANT_SELECTOR:
-		switch (type) {
-		case VERBSGATE_SEL_ATTR_TYPE:
-			return "selector";
-		case VERBSGATE_SEL_ATTR_CGROUP_PATH:
-			return "cgroup path";
-		case VERBSGATE_SEL_ATTR_ULP:
-			return "ulp name";
-		case VERBSGATE_SEL_ATTR_ADDR:
-			return "address";
-		case VERBSGATE_SEL_ATTR_PREFIX_LEN:
-			return "prefix length";
-		}
-		break;
-	case VERBSGATE_ATTR_DEV_CHUNK_TABLE:
-		switch (type) {
-		case VERBSGATE_CHUNK_ATTR_SIZE:
-			return "chunk-table size";
-		case VERBSGATE_CHUNK_ATTR_UTIL:
-			return "chunk-table utilization";
-		}
-		break;
-	case VERBSGATE_ATTR_DEV_OP_COSTS:
-		switch (type) {
-		case VERBSGATE_OPCOST_ATTR_CLASS:
-			return "cost class";
-		case VERBSGATE_OPCOST_ATTR_BYTES:
-			return "cost bytes";
-		case VERBSGATE_OPCOST_ATTR_UNITS:
-			return "cost units";
-		}
-		break;
-	}
-	return nullptr;
-}
-
-// Searches the attributes in [head, head + len), which start at byte
-// `base` of the message, for the one at `offset`.
-std::string find_attr(const struct nlattr *head, int len, uint32_t base,
-		      uint32_t offset, int parent, bool array)
-{
-	const struct nlattr *a;
-	int rem;
-
-	nla_for_each_attr(a, head, len, rem) {
-		uint32_t at = base + uint32_t(reinterpret_cast<const char *>(a) -
-					      reinterpret_cast<const char *>(head));
-		uint32_t end = at + uint32_t(NLA_ALIGN(a->nla_len));
-		int type = nla_type(a);
-
-		if (offset < at || offset >= end)
-			continue;
-		if (array)  // an entry of a nested array: look inside it
-			return find_attr(static_cast<const nlattr *>(nla_data(a)),
-					 nla_len(a), at + NLA_HDRLEN, offset,
-					 parent, false);
-		if (parent) {
-			const char *n = nested_name(parent, type);
-			return n ? n : "";
-		}
-		auto it = top_names().find(type);
-		std::string name = it != top_names().end() ? it->second : "";
-		if (offset == at)
-			return name;
-		bool nest_array = type == VERBSGATE_ATTR_DEV_CHUNK_TABLE ||
-				  type == VERBSGATE_ATTR_DEV_OP_COSTS;
-		if (type == VERBSGATE_ATTR_TENANT_SELECTOR || nest_array) {
-			std::string inner = find_attr(
-				static_cast<const nlattr *>(nla_data(a)),
-				nla_len(a), at + NLA_HDRLEN, offset, type,
-				nest_array);
-			return inner.empty() ? name : inner;
-		}
-		return name;
-	}
-	return "";
-}
-
 }  // namespace
 
 int dump_done_error(const struct nlmsghdr *nlh, std::string *extack)
@@ -331,18 +178,6 @@ int dump_done_error(const struct nlmsghdr *nlh, std::string *extack)
 	if (parse_ack_tlvs(nlh, sizeof(err), tb) && tb[NLMSGERR_ATTR_MSG])
 		*extack = nla_get_string(tb[NLMSGERR_ATTR_MSG]);
 	return -err;
-}
-
-std::string attr_name_at(const struct nlmsghdr *nlh, uint32_t offset)
-{
-	uint32_t base = NLMSG_HDRLEN + GENL_HDRLEN;
-
-	if (nlh->nlmsg_len <= base || offset < base)
-		return "";
-	auto *head = reinterpret_cast<const struct nlattr *>(
-		reinterpret_cast<const char *>(nlh) + base);
-	return find_attr(head, int(nlh->nlmsg_len - base), base, offset, 0,
-			 false);
 }
 
 void parse_nested(const nlattr *nest, int max, struct nla_policy *policy,

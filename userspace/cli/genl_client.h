@@ -70,9 +70,4 @@ void parse_nested(const nlattr *nest, int max, struct nla_policy *policy,
 // sent one (a dumpit that fails reports so, not with NLMSG_ERROR).
 int dump_done_error(const struct nlmsghdr *nlh, std::string *extack);
 
-// Where in a request an attribute sits: the CLI keyword of the attribute
-// at byte offset `offset` of the message `nlh` (as the kernel's extended
-// ack reports it), or "" if none is there.
-std::string attr_name_at(const struct nlmsghdr *nlh, uint32_t offset);
-
 }  // namespace vg

@@ -151,36 +151,32 @@ std::vector<ChunkEntry> parse_chunk_table(const std::string &s)
 	return table;
 }
 
-TenantAdd parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
+Tenant parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
 {
-	TenantAdd t;
-	bool has_sel = false, has_class = false, has_weight = false;
+	Tenant t;
 
 	t.name = name(args, "tenant name");
 	while (!args.empty()) {
-		bool sel = true;
+		Selector s;
 
 		if (args.accept("cgroup")) {
-			t.sel.type = VERBSGATE_SEL_CGROUP;
-			t.sel.cgroup_path = cgroup_hierarchy_path(
+			s.type = VERBSGATE_SEL_CGROUP;
+			s.cgroup_path = cgroup_hierarchy_path(
 				args.next("cgroup path"), mounts);
 		} else if (args.accept("ulp")) {
-			t.sel.type = VERBSGATE_SEL_ULP;
-			t.sel.ulp = args.next("ULP name");
+			s.type = VERBSGATE_SEL_ULP;
+			s.ulp = args.next("ULP name");
 		} else if (args.accept("local")) {
-			t.sel.type = VERBSGATE_SEL_LOCAL_ADDR;
-			t.sel.prefix = parse_prefix(args.next("local prefix"));
+			s.type = VERBSGATE_SEL_LOCAL_ADDR;
+			s.prefix = parse_prefix(args.next("local prefix"));
 		} else if (args.accept("peer")) {
-			t.sel.type = VERBSGATE_SEL_PEER_ADDR;
-			t.sel.prefix = parse_prefix(args.next("peer prefix"));
+			s.type = VERBSGATE_SEL_PEER_ADDR;
+			s.prefix = parse_prefix(args.next("peer prefix"));
 		} else {
-			sel = false;
 			if (args.accept("class")) {
 				t.cls = parse_class(args.next("class"));
-				has_class = true;
 			} else if (args.accept("weight")) {
 				t.weight = u32(args, "weight");
-				has_weight = true;
 			} else if (args.accept("min")) {
 				t.min_rate = rate(args, "min", nullptr);
 			} else if (args.accept("max")) {
@@ -189,25 +185,26 @@ TenantAdd parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
 				throw UsageError("unknown tenant add argument \"" +
 						 args.peek() + "\"");
 			}
+			continue;
 		}
-		if (sel && has_sel)
+		if (t.sel)
 			throw UsageError("a tenant has one selector");
-		has_sel = has_sel || sel;
+		t.sel = s;
 	}
-	if (!has_sel)
+	if (!t.sel)
 		throw UsageError("missing selector: cgroup PATH | ulp NAME | "
 				 "local PREFIX | peer PREFIX");
-	if (!has_class)
+	if (!t.cls)
 		throw UsageError("missing class (bandwidth | throughput | "
 				 "latency)");
-	if (!has_weight)
+	if (!t.weight)
 		throw UsageError("missing weight");
 	return t;
 }
 
-TenantSet parse_tenant_set(Args &args)
+Tenant parse_tenant_set(Args &args)
 {
-	TenantSet t;
+	Tenant t;
 
 	t.name = name(args, "tenant name");
 	while (!args.empty()) {
@@ -232,11 +229,11 @@ TenantSet parse_tenant_set(Args &args)
 	return t;
 }
 
-DevSet parse_dev_set(Args &args)
+Device parse_dev_set(Args &args)
 {
-	DevSet d;
+	Device d;
 
-	d.dev = name(args, "device name");
+	d.name = name(args, "device name");
 	while (!args.empty()) {
 		if (args.accept("maxrate")) {
 			d.max_rate = rate(args, "maxrate", nullptr);
@@ -302,9 +299,9 @@ DevSet parse_dev_set(Args &args)
 	return d;
 }
 
-QpShow parse_qp_show(Args &args)
+Qp parse_qp_show(Args &args)
 {
-	QpShow q;
+	Qp q;
 
 	while (!args.empty()) {
 		if (args.accept("dev"))

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Requests as the kernel will see them: build with libnl, parse back.
-#include "encode.h"
-#include "genl_client.h"
+#include "device.h"
 #include "genl_msg.h"
+#include "qp.h"
+#include "schema.h"
+#include "tenant.h"
 
 #include <linux/genetlink.h>
 #include <linux/verbsgate.h>
@@ -18,16 +20,17 @@ using vg::test::Msg;
 TEST(Encode, TenantAddWithNestedSelector)
 {
 	Msg msg;
-	TenantAdd t;
+	Tenant t;
 	t.name = "blue";
-	t.sel.type = VERBSGATE_SEL_PEER_ADDR;
-	t.sel.prefix.len = 4;
-	t.sel.prefix.addr = {10, 77, 0, 0};
-	t.sel.prefix.plen = 24;
+	t.sel.emplace().type = VERBSGATE_SEL_PEER_ADDR;
+	t.sel->prefix.emplace();
+	t.sel->prefix->len = 4;
+	t.sel->prefix->addr = {10, 77, 0, 0};
+	t.sel->prefix->plen = 24;
 	t.cls = VERBSGATE_CLASS_LATENCY;
 	t.weight = 7;
 	t.max_rate = 1000;
-	put_tenant_add(msg.m.get(), t);
+	encode(msg.m.get(), tenant_table(), t);
 
 	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
 	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
@@ -64,13 +67,13 @@ TEST(Encode, TenantAddWithNestedSelector)
 TEST(Encode, DevSetArraysAndOnlyGivenSettings)
 {
 	Msg msg;
-	DevSet d;
-	d.dev = "rxe0";
+	Device d;
+	d.name = "rxe0";
 	d.target_p99_ns = 8000;
 	d.chunk_table = std::vector<ChunkEntry>{{2048, 400000}, {5120, 1000000}};
 	d.costs.push_back({VERBSGATE_OP_CLASS_MR, std::nullopt, 16u});
 	d.enforce = false;
-	put_dev_set(msg.m.get(), d);
+	encode(msg.m.get(), device_table(), d);
 
 	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
 	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
@@ -112,14 +115,14 @@ TEST(Encode, DevSetArraysAndOnlyGivenSettings)
 TEST(Encode, QpShowFilters)
 {
 	Msg none;
-	put_qp_show(none.m.get(), QpShow{});
+	encode(none.m.get(), qp_table(), Qp{});
 	EXPECT_EQ(none.len(), 0);  // a plain dump
 
 	Msg msg;
-	QpShow q;
+	Qp q;
 	q.dev = "rxe0";
 	q.tenant = "blue";
-	put_qp_show(msg.m.get(), q);
+	encode(msg.m.get(), qp_table(), q);
 
 	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
 	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),

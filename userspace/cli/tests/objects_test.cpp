@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "genl_msg.h"
 #include "json.h"
-#include "objects.h"
+#include "qp.h"
 
 #include <linux/verbsgate.h>
 #include <netlink/attr.h>
@@ -97,7 +97,7 @@ TEST(ParseQp, UserQp)
 	nla_put(m, VERBSGATE_ATTR_QP_LOCAL_GID, int(local.size()), local.data());
 	nla_put(m, VERBSGATE_ATTR_QP_PEER_GID, int(peer.size()), peer.data());
 
-	Qp q = parse_qp(parse(msg));
+	Qp q = decode(qp_table(), parse(msg).data());
 	EXPECT_EQ(q.dev_index, 1u);
 	EXPECT_EQ(q.dev, "rxe0");
 	EXPECT_EQ(q.tenant_id, 3u);
@@ -110,7 +110,7 @@ TEST(ParseQp, UserQp)
 	EXPECT_FALSE(q.ulp);
 	EXPECT_EQ(q.local_gid, local);
 	EXPECT_EQ(q.peer_gid, peer);
-	EXPECT_FALSE(q.has_stats);
+	EXPECT_FALSE(q.stats);
 
 	EXPECT_EQ(qp_text(q, true),
 		  "rxe0 qpn 17 type RC tenant blue pid 1234 comm vgload "
@@ -141,15 +141,15 @@ TEST(ParseQp, KernelQpWithStatsAndUnknownAttributes)
 	nla_put_u64(m, VERBSGATE_STAT_ATTR_MAX + 1, 7);  // newer than this tool
 	nla_nest_end(m, stats);
 
-	Qp q = parse_qp(parse(msg));
+	Qp q = decode(qp_table(), parse(msg).data());
 	EXPECT_FALSE(q.pid);
 	EXPECT_FALSE(q.comm);
 	EXPECT_FALSE(q.cgroup_id);
 	EXPECT_EQ(q.ulp, "nvme_rdma");
-	ASSERT_TRUE(q.has_stats);
-	EXPECT_EQ(q.stats.tx_bytes, 4096u);
-	EXPECT_EQ(q.stats.tx_wrs, 2u);
-	EXPECT_EQ(q.stats.throttled_ns, 1500u);
+	ASSERT_TRUE(q.stats);
+	EXPECT_EQ(q.stats->tx_bytes, 4096u);
+	EXPECT_EQ(q.stats->tx_wrs, 2u);
+	EXPECT_EQ(q.stats->throttled_ns, 1500u);
 
 	EXPECT_EQ(qp_text(q, false),
 		  "rxe0 qpn 18 type RC tenant default ulp nvme_rdma "
@@ -178,7 +178,7 @@ TEST(ParseQp, TypesAndAddresslessQps)
 		uint8_t v4[4] = {10, 77, 0, 1};
 		nla_put(msg.m.get(), VERBSGATE_ATTR_QP_LOCAL_GID, sizeof(v4), v4);
 
-		Qp q = parse_qp(parse(msg));
+		Qp q = decode(qp_table(), parse(msg).data());
 		EXPECT_FALSE(q.local_gid);
 		EXPECT_FALSE(q.peer_gid);
 		EXPECT_EQ(qp_text(q, true), std::string("rxe0 qpn 17 type ") +

@@ -12,25 +12,25 @@ namespace {
 
 const std::vector<Cgroup2Mount> mounts = {{"/sys/fs/cgroup", "/"}};
 
-TenantAdd add(std::vector<std::string> words)
+Tenant add(std::vector<std::string> words)
 {
 	Args a(std::move(words));
 	return parse_tenant_add(a, mounts);
 }
 
-TenantSet set(std::vector<std::string> words)
+Tenant set(std::vector<std::string> words)
 {
 	Args a(std::move(words));
 	return parse_tenant_set(a);
 }
 
-DevSet dev(std::vector<std::string> words)
+Device dev(std::vector<std::string> words)
 {
 	Args a(std::move(words));
 	return parse_dev_set(a);
 }
 
-QpShow qp(std::vector<std::string> words)
+Qp qp(std::vector<std::string> words)
 {
 	Args a(std::move(words));
 	return parse_qp_show(a);
@@ -40,12 +40,12 @@ QpShow qp(std::vector<std::string> words)
 
 TEST(TenantAdd, CgroupSelector)
 {
-	TenantAdd t = add({"blue", "cgroup", "/sys/fs/cgroup/tenants/blue",
+	Tenant t = add({"blue", "cgroup", "/sys/fs/cgroup/tenants/blue",
 			   "class", "bandwidth", "weight", "4", "min",
 			   "400mbit", "max", "25gbit"});
 	EXPECT_EQ(t.name, "blue");
-	EXPECT_EQ(t.sel.type, uint32_t(VERBSGATE_SEL_CGROUP));
-	EXPECT_EQ(t.sel.cgroup_path, "/tenants/blue");
+	EXPECT_EQ(t.sel->type, uint32_t(VERBSGATE_SEL_CGROUP));
+	EXPECT_EQ(t.sel->cgroup_path, "/tenants/blue");
 	EXPECT_EQ(t.cls, uint32_t(VERBSGATE_CLASS_BANDWIDTH));
 	EXPECT_EQ(t.weight, 4u);
 	EXPECT_EQ(t.min_rate, 50000000u);
@@ -54,24 +54,24 @@ TEST(TenantAdd, CgroupSelector)
 
 TEST(TenantAdd, OtherSelectorsAndOrder)
 {
-	TenantAdd u = add({"nvme", "weight", "2", "class", "throughput", "ulp",
+	Tenant u = add({"nvme", "weight", "2", "class", "throughput", "ulp",
 			   "nvmet_rdma"});
-	EXPECT_EQ(u.sel.type, uint32_t(VERBSGATE_SEL_ULP));
-	EXPECT_EQ(u.sel.ulp, "nvmet_rdma");
+	EXPECT_EQ(u.sel->type, uint32_t(VERBSGATE_SEL_ULP));
+	EXPECT_EQ(u.sel->ulp, "nvmet_rdma");
 	EXPECT_EQ(u.cls, uint32_t(VERBSGATE_CLASS_THROUGHPUT));
 	EXPECT_FALSE(u.min_rate);
 	EXPECT_FALSE(u.max_rate);
 
-	TenantAdd l = add({"l", "local", "10.77.0.0/24", "class", "latency",
+	Tenant l = add({"l", "local", "10.77.0.0/24", "class", "latency",
 			   "weight", "1"});
-	EXPECT_EQ(l.sel.type, uint32_t(VERBSGATE_SEL_LOCAL_ADDR));
-	EXPECT_EQ(l.sel.prefix.len, 4u);
-	EXPECT_EQ(l.sel.prefix.plen, 24u);
+	EXPECT_EQ(l.sel->type, uint32_t(VERBSGATE_SEL_LOCAL_ADDR));
+	EXPECT_EQ(l.sel->prefix->len, 4u);
+	EXPECT_EQ(l.sel->prefix->plen, 24u);
 	EXPECT_EQ(l.cls, uint32_t(VERBSGATE_CLASS_LATENCY));
 
-	TenantAdd p = add({"p", "peer", "fd00::/64", "cl", "lat", "w", "9"});
-	EXPECT_EQ(p.sel.type, uint32_t(VERBSGATE_SEL_PEER_ADDR));
-	EXPECT_EQ(p.sel.prefix.len, 16u);
+	Tenant p = add({"p", "peer", "fd00::/64", "cl", "lat", "w", "9"});
+	EXPECT_EQ(p.sel->type, uint32_t(VERBSGATE_SEL_PEER_ADDR));
+	EXPECT_EQ(p.sel->prefix->len, 16u);
 	EXPECT_EQ(p.weight, 9u);
 }
 
@@ -113,13 +113,13 @@ TEST(TenantAdd, Errors)
 
 TEST(TenantSet, FieldsNoneAndErrors)
 {
-	TenantSet t = set({"blue", "weight", "8", "min", "none", "max", "1gbit"});
+	Tenant t = set({"blue", "weight", "8", "min", "none", "max", "1gbit"});
 	EXPECT_EQ(t.weight, 8u);
 	EXPECT_EQ(t.min_rate, 0u);
 	EXPECT_EQ(t.max_rate, 125000000u);
 	EXPECT_FALSE(t.cls);
 
-	TenantSet c = set({"blue", "class", "latency"});
+	Tenant c = set({"blue", "class", "latency"});
 	EXPECT_EQ(c.cls, uint32_t(VERBSGATE_CLASS_LATENCY));
 	EXPECT_FALSE(c.weight);
 
@@ -131,13 +131,13 @@ TEST(TenantSet, FieldsNoneAndErrors)
 
 TEST(DevSet, EverySetting)
 {
-	DevSet d = dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
+	Device d = dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
 			"target-p99", "8us", "step", "100mbit", "period",
 			"200us", "chunk-table", "2k@40%,5k@100%", "chunk-nolat",
 			"1m", "cost", "atomic", "bytes", "800", "units", "3",
 			"cost", "mr", "units", "16", "latency-weight", "each",
 			"enforce", "off"});
-	EXPECT_EQ(d.dev, "rxe0");
+	EXPECT_EQ(d.name, "rxe0");
 	EXPECT_EQ(d.max_rate, 3125000000u);
 	EXPECT_EQ(d.max_ops, 30000000u);
 	EXPECT_EQ(d.target_p99_ns, 8000u);
@@ -160,7 +160,7 @@ TEST(DevSet, EverySetting)
 
 TEST(DevSet, ChunkNoneAutoAndOn)
 {
-	DevSet d = dev({"rxe0", "chunk", "5k", "target-p99", "none", "step",
+	Device d = dev({"rxe0", "chunk", "5k", "target-p99", "none", "step",
 			"auto", "enforce", "on", "latency-weight", "group"});
 	EXPECT_EQ(*d.chunk_table, (std::vector<ChunkEntry>{{5120, 1000000}}));
 	EXPECT_EQ(d.target_p99_ns, 0u);
@@ -192,19 +192,19 @@ TEST(DevSet, Errors)
 
 TEST(QpShow, Filters)
 {
-	QpShow all = qp({});
+	Qp all = qp({});
 	EXPECT_FALSE(all.dev);
 	EXPECT_FALSE(all.tenant);
 
-	QpShow d = qp({"dev", "rxe0"});
+	Qp d = qp({"dev", "rxe0"});
 	EXPECT_EQ(d.dev, "rxe0");
 	EXPECT_FALSE(d.tenant);
 
-	QpShow t = qp({"tenant", "blue"});
+	Qp t = qp({"tenant", "blue"});
 	EXPECT_FALSE(t.dev);
 	EXPECT_EQ(t.tenant, "blue");
 
-	QpShow both = qp({"te", "blue", "d", "mlx5_0"});  // any order, prefixes
+	Qp both = qp({"te", "blue", "d", "mlx5_0"});  // any order, prefixes
 	EXPECT_EQ(both.dev, "mlx5_0");
 	EXPECT_EQ(both.tenant, "blue");
 }

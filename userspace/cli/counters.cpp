@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "counters.h"
+
+#include "units.h"
+
+namespace vg {
+
+const Table<Counters> &counters_table()
+{
+	using C = Counters;
+	static const Table<C> t = {
+		row(VERBSGATE_STAT_ATTR_TX_BYTES, &C::tx_bytes)
+			.shows(" tx_bytes %s").key("tx_bytes"),
+		row(VERBSGATE_STAT_ATTR_TX_WRS, &C::tx_wrs)
+			.shows(" tx_wrs %s").key("tx_wrs"),
+		row(VERBSGATE_STAT_ATTR_CHUNKS, &C::chunks)
+			.shows(" chunks %s").key("chunks"),
+		row(VERBSGATE_STAT_ATTR_SPLIT_WRS, &C::split_wrs)
+			.shows(" split_wrs %s").key("split_wrs"),
+		row(VERBSGATE_STAT_ATTR_THROTTLED_NS, &C::throttled_ns,
+		    unit<uint64_t>(format_time))
+			.shows(" throttled %s").key("throttled_ns"),
+		row(VERBSGATE_STAT_ATTR_QUEUED_WRS, &C::queued_wrs)
+			.shows(" queued_wrs %s").key("queued_wrs"),
+	};
+	return t;
+}
+
+}  // namespace vg

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A tenant's or a QP's counters (TENANT_STATS, QP_STATS).
+#pragma once
+
+#include "field.h"
+
+#include <cstdint>
+
+namespace vg {
+
+struct Counters {
+	uint64_t tx_bytes = 0;
+	uint64_t tx_wrs = 0;
+	uint64_t chunks = 0;
+	uint64_t split_wrs = 0;
+	uint64_t throttled_ns = 0;
+	uint64_t queued_wrs = 0;
+};
+
+// enum verbsgate_stat_attr
+const Table<Counters> &counters_table();
+
+}  // namespace vg

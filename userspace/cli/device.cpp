@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "device.h"
+
+#include "requests.h"
+#include "units.h"
+
+#include <cstdio>
+
+namespace vg {
+
+namespace {
+
+std::string time_or_none(uint64_t ns)
+{
+	return ns ? format_time(ns) : "none";
+}
+
+unsigned views(bool details)
+{
+	return kDevKey | kDevInfo | kDevQps |
+	       (details ? kDevSettings | kDevState : 0);
+}
+
+}  // namespace
+
+const Table<ChunkEntry> &chunk_entry_table()
+{
+	using E = ChunkEntry;
+	static const Table<E> t = {
+		row(VERBSGATE_CHUNK_ATTR_SIZE, &E::size, unit<uint32_t>(format_size))
+			.sent("chunk-table size").shows("%s").key("size"),
+		row(VERBSGATE_CHUNK_ATTR_UTIL, &E::util_ppm,
+		    unit<uint32_t>(format_ppm))
+			.sent("chunk-table utilization").shows("@%s")
+			.key("util_ppm"),
+	};
+	return t;
+}
+
+const Table<OpCost> &op_cost_table()
+{
+	using C = OpCost;
+	static const Table<C> t = {
+		// First: it names the entry in JSON.
+		row(VERBSGATE_OPCOST_ATTR_CLASS, &C::cls,
+		    words<uint32_t>(op_class_name))
+			.sent("cost class").shows(" %s").key("class"),
+		row(VERBSGATE_OPCOST_ATTR_BYTES, &C::bytes).sent("cost bytes")
+			.always().shows(" bytes %s").key("bytes"),
+		row(VERBSGATE_OPCOST_ATTR_UNITS, &C::units).sent("cost units")
+			.always().shows(" units %s").key("units"),
+	};
+	return t;
+}
+
+// Rows in JSON order; text lines (at) order them otherwise where the two
+// have always differed.
+const Table<Device> &device_table()
+{
+	using D = Device;
+	auto rate = unit<uint64_t>(format_rate);
+	auto time = unit<uint64_t>(format_time);
+	auto size = unit<uint32_t>(format_size);
+	auto none = unit<uint64_t>(time_or_none);
+	static const Table<D> t = {
+		row(VERBSGATE_ATTR_DEV_INDEX, &D::index)
+			.in(kDevKey).shows("%s: ").key("index"),
+		row(VERBSGATE_ATTR_DEV_NAME, &D::name).sent("device name")
+			.in(kDevKey).shows("%s:").key("name"),
+		row(VERBSGATE_ATTR_DEV_DRIVER, &D::driver)
+			.in(kDevInfo).shows(" driver %s").key("driver"),
+		row(VERBSGATE_ATTR_DEV_PORTS, &D::ports)
+			.in(kDevInfo).shows(" ports %s").key("ports"),
+		row(VERBSGATE_ATTR_DEV_NODE_GUID, &D::node_guid,
+		    words<uint64_t>(format_guid))
+			.in(kDevInfo).shows(" node_guid %s").key("node_guid"),
+		row(VERBSGATE_ATTR_DEV_QPS_ENFORCED, &D::qps_enforced).in(kDevQps)
+			.at(1).shows(" qps enforced %s").key("qps.enforced"),
+		row(VERBSGATE_ATTR_DEV_QPS_TRACKED, &D::qps_tracked).in(kDevQps)
+			.at(1).shows(" tracked %s").key("qps.tracked"),
+		row(VERBSGATE_ATTR_DEV_QPS_UNSUPPORTED, &D::qps_unsupported)
+			.in(kDevQps).at(1).shows(" unsupported %s")
+			.key("qps.unsupported"),
+		row(VERBSGATE_ATTR_DEV_QPS_UNTRACKED, &D::qps_untracked)
+			.in(kDevQps).at(1).shows(" untracked %s")
+			.key("qps.untracked"),
+		row(VERBSGATE_ATTR_DEV_MAX_RATE, &D::max_rate, rate)
+			.sent("maxrate").in(kDevSettings).at(2)
+			.shows(" maxrate %s").key("max_rate"),
+		row(VERBSGATE_ATTR_DEV_MAX_OPS, &D::max_ops).sent("maxops")
+			.in(kDevSettings).at(2).shows(" maxops %s").key("max_ops"),
+		row(VERBSGATE_ATTR_DEV_TARGET_P99, &D::target_p99_ns, none)
+			.sent("target-p99").in(kDevSettings).at(2)
+			.shows(" target-p99 %s").key("target_p99_ns"),
+		row(VERBSGATE_ATTR_DEV_AIMD_STEP, &D::step, rate).sent("step")
+			.in(kDevSettings).at(2).shows(" step %s").key("aimd_step"),
+		row(VERBSGATE_ATTR_DEV_AIMD_PERIOD, &D::period_ns, time)
+			.sent("period").in(kDevSettings).at(2)
+			.shows(" period %s").key("aimd_period_ns"),
+		row(VERBSGATE_ATTR_DEV_CHUNK_NOLAT, &D::chunk_nolat, size)
+			.sent("chunk-nolat").in(kDevSettings).at(3, 2)
+			.shows(" chunk-nolat %s").key("chunk_nolat"),
+		entries(VERBSGATE_ATTR_DEV_CHUNK_TABLE, &D::chunk_table,
+			chunk_entry_table(), {",", false})
+			.sent("chunk-table").in(kDevSettings).at(3, 1)
+			.shows(" chunk-table %s").key("chunk_table"),
+		entries(VERBSGATE_ATTR_DEV_OP_COSTS, &D::costs, op_cost_table(),
+			{"", true})
+			.sent("cost").in(kDevSettings).at(4)
+			.shows(" cost%s").key("op_costs"),
+		row(VERBSGATE_ATTR_DEV_LAT_EACH, &D::lat_each,
+		    on_off("each", "group"))
+			.sent("latency-weight").in(kDevSettings).at(3, 4)
+			.shows(" latency-weight %s").key("lat_each"),
+		row(VERBSGATE_ATTR_DEV_ENFORCE, &D::enforce, on_off("on", "off"))
+			.sent("enforce").in(kDevSettings).at(3, 5)
+			.shows(" enforce %s").key("enforce"),
+		// State, but shown with the settings: `stats -s` omits it.
+		row(VERBSGATE_ATTR_DEV_MAX_CHUNK, &D::max_chunk, size)
+			.in(kDevSettings).at(3, 3).shows(" max-chunk %s")
+			.key("max_chunk"),
+		row(VERBSGATE_ATTR_DEV_SAFE_UTIL, &D::safe_util, rate)
+			.in(kDevState).at(5).shows(" safe-util %s").key("safe_util"),
+		row(VERBSGATE_ATTR_DEV_RMIN, &D::rmin, rate)
+			.in(kDevState).at(5).shows(" rmin %s").key("rmin"),
+		row(VERBSGATE_ATTR_DEV_CHUNK_SIZE, &D::chunk_size, size)
+			.in(kDevState).at(5).shows(" chunk %s").key("chunk_size"),
+		row(VERBSGATE_ATTR_DEV_REF_P99, &D::ref_p99_ns, none)
+			.in(kDevState).at(5).shows(" ref-p99 %s").key("ref_p99_ns"),
+		row(VERBSGATE_ATTR_DEV_AIMD_INCREASES, &D::aimd_increases)
+			.in(kDevState).at(5).shows(" aimd-increases %s")
+			.key("aimd_increases"),
+		row(VERBSGATE_ATTR_DEV_AIMD_DECREASES, &D::aimd_decreases)
+			.in(kDevState).at(5).shows(" aimd-decreases %s")
+			.key("aimd_decreases"),
+	};
+	return t;
+}
+
+std::string dev_text(const Device &d, bool details)
+{
+	return text(device_table(), d, views(details));
+}
+
+void dev_json(JsonWriter &w, const Device &d, bool details)
+{
+	json(w, device_table(), d, views(details));
+}
+
+std::string format_guid(uint64_t g)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%04x:%04x:%04x:%04x",
+		 unsigned(g >> 48) & 0xffff, unsigned(g >> 32) & 0xffff,
+		 unsigned(g >> 16) & 0xffff, unsigned(g) & 0xffff);
+	return buf;
+}
+
+}  // namespace vg
