@@ -19,6 +19,8 @@ const struct vg_tenant_ops vg_control_tenant_ops = {
 /* Settings first: the sysfs files read them. Under vg_devices_lock. */
 static int vg_control_device_add(struct vg_device *dev)
 {
+	lockdep_assert_held(&vg_devices_lock);
+
 	vg_devcfg_init(dev);
 	return vg_sysfs_device_add(dev);
 }
@@ -26,6 +28,8 @@ static int vg_control_device_add(struct vg_device *dev)
 /* The wrappers are installed. Under vg_devices_lock. */
 static void vg_control_device_attached(struct vg_device *dev)
 {
+	lockdep_assert_held(&vg_devices_lock);
+
 	vg_devcfg_publish(dev);
 	vg_devcfg_start(dev);
 }

@@ -87,6 +87,8 @@ static int vg_qps_show_dev(struct vg_device *dev, void *arg)
 	struct vg_qps_walk w = { .m = arg, .dev = dev->name };
 	unsigned long pos = 0;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	return vg_qp_for_each(&dev->ipose.qps, &pos, vg_qps_show_one, &w);
 }
 

@@ -105,6 +105,8 @@ static void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate,
  */
 static void vg_devcfg_publish_locked(struct vg_device *dev)
 {
+	lockdep_assert_held(&dev->ctrl_lock);
+
 	struct vg_shaper_settings set = {
 		.rate = dev->ctrl.safe,
 		.op_rate = vg_ctrl_op_rate(&dev->ctrl),
@@ -139,6 +141,8 @@ static void vg_devcfg_set_port(struct vg_device *dev, u64 rate, u32 max_chunk)
 	struct vg_devcfg_view v;
 	struct vg_ctrl_cfg *cfg = &v.ctrl.cfg;
 	u32 i;
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	vg_devcfg_read(dev, &v);
 	if (!v.max_rate_set && rate >= vg_tenants_min_rate_sum())
@@ -201,6 +205,8 @@ void vg_devcfg_init(struct vg_device *dev)
 {
 	struct vg_ctrl_cfg cfg;
 	struct vg_class_weights cw;
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	spin_lock_init(&dev->ctrl_lock);
 	INIT_WORK(&dev->port_work, vg_devcfg_port_work);
@@ -345,6 +351,8 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 	struct vg_ctrl_cfg *cfg = &v.ctrl.cfg;
 	int ret;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	vg_devcfg_read(dev, &v);
 
 	if (c->set & VG_DC_MAX_RATE) {
@@ -441,6 +449,8 @@ static int vg_devcfg_check_one(struct vg_device *dev, void *arg)
 {
 	u64 sum = *(u64 *)arg, max_rate;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	spin_lock_bh(&dev->ctrl_lock);
 	max_rate = dev->ctrl.cfg.max_rate;
 	spin_unlock_bh(&dev->ctrl_lock);
@@ -470,6 +480,8 @@ int vg_devices_check_guarantees(u64 sum, struct netlink_ext_ack *extack)
 /* Under vg_devices_lock (vg_device_for_each()). */
 static int vg_devcfg_weights_one(struct vg_device *dev, void *arg)
 {
+	lockdep_assert_held(&vg_devices_lock);
+
 	spin_lock_bh(&dev->ctrl_lock);
 	vg_ctrl_set_weights(&dev->ctrl, arg);
 	vg_devcfg_publish_locked(dev);

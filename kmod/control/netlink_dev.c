@@ -139,6 +139,8 @@ int vg_nl_fill_dev(struct vg_device *dev, void *arg)
 	void *hdr;
 	int ret;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	hdr = genlmsg_put(r->skb, r->portid, r->seq, &vg_genl_family, r->flags,
 			  r->cmd);
 	if (!hdr)
@@ -224,6 +226,8 @@ struct vg_nl_dev_walk {
 static int vg_nl_dev_dump_one(struct vg_device *dev, void *arg)
 {
 	struct vg_nl_dev_walk *w = arg;
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	if ((w->index != U32_MAX && w->index != dev->index) ||
 	    (w->name && strcmp(w->name, dev->name)))
@@ -403,6 +407,8 @@ static int vg_nl_dev_set_one(struct vg_device *dev, void *arg)
 {
 	struct vg_nl_dev_set_arg *a = arg;
 	int ret;
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	ret = vg_devcfg_apply(dev, a->c, a->extack);
 	if (ret)

@@ -134,6 +134,8 @@ static int vg_nl_qp_dump_dev(struct vg_device *dev, void *arg)
 	struct vg_nl_qp_walk *w = arg;
 	int ret;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	if ((w->dev_index != U32_MAX && w->dev_index != dev->index) ||
 	    (w->dev_name && strcmp(w->dev_name, dev->name)))
 		return 0;
@@ -239,6 +241,8 @@ int vg_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 void vg_nl_qp_classified(struct vg_device *dev, const struct vg_qp *q)
 {
 	struct vg_nl_reply r = { .cmd = VERBSGATE_CMD_QP_CLASSIFIED };
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	r.skb = vg_nl_event_new(GFP_ATOMIC);
 	if (!r.skb)

@@ -339,6 +339,8 @@ static int vg_nl_dump_one(struct vg_ktenant *t, void *arg)
 {
 	struct vg_nl_tenant_walk *w = arg;
 
+	lockdep_assert_held(&vg_tenants_lock);
+
 	if (w->only && strcmp(w->only, t->name))
 		return 0;
 	return vg_nl_fill_tenant(&w->r, t, w->what);

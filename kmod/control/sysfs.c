@@ -213,6 +213,8 @@ int vg_sysfs_device_add(struct vg_device *dev)
 {
 	int ret;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	dev->kobj.kset = vg_devices_kset;
 	ret = kobject_init_and_add(&dev->kobj, &vg_device_ktype, NULL, "%s",
 				   dev->name);
@@ -246,6 +248,8 @@ void vg_sysfs_device_del(struct vg_device *dev)
  */
 int vg_sysfs_device_rename(struct vg_device *dev)
 {
+	lockdep_assert_held(&vg_devices_lock);
+
 	return kobject_rename(&dev->kobj, dev->name);
 }
 
@@ -260,6 +264,8 @@ int vg_sysfs_device_rename(struct vg_device *dev)
 int vg_sysfs_tenant_add(struct vg_ktenant *t)
 {
 	int ret;
+
+	lockdep_assert_held(&vg_tenants_lock);
 
 	t->kobj.kset = vg_tenants_kset;
 	ret = kobject_add(&t->kobj, NULL, "%s", t->name);

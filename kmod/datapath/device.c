@@ -22,7 +22,7 @@
 
 #include "device.h"
 
-static DEFINE_MUTEX(vg_devices_lock);
+DEFINE_MUTEX(vg_devices_lock);	/* the registry; kmod/lock_order.h */
 static DEFINE_XARRAY(vg_devices);
 static struct ib_client vg_ib_client;
 /* Background work on attached devices (control's port query). */

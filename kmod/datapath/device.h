@@ -12,6 +12,7 @@
 
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -96,6 +97,12 @@ struct vg_device_ops {
 	bool (*events_wanted)(void);
 };
 
+/*
+ * The registry's lock (kmod/lock_order.h). Visible for
+ * lockdep_assert_held() in the callbacks that run under it; others take
+ * it through vg_device_with(), vg_device_for_each() or vg_device_lock().
+ */
+extern struct mutex vg_devices_lock;
 extern struct workqueue_struct *vg_wq;
 extern const struct vg_device_ops *vg_device_ops;
 

@@ -104,6 +104,8 @@ static struct vg_ktenant *vg_qp_install(struct vg_qp_table *t,
 {
 	struct vg_ktenant *old;
 
+	lockdep_assert_held(&t->qps.xa_lock);
+
 	old = rcu_replace_pointer(q->tenant, tn,
 				  lockdep_is_held(&t->qps.xa_lock));
 	if (old != tn) {

@@ -30,6 +30,10 @@ static int vg_qp_retenant_dev(struct vg_device *dev, void *arg)
 {
 	struct vg_qp_change *c = arg;
 
+	lockdep_assert_held(&vg_tenants_lock);
+
+	lockdep_assert_held(&vg_devices_lock);
+
 	vg_qp_table_retenant(&dev->ipose.qps, c->ev, c->t, vg_qp_moved, dev);
 	/* After the moves: a deleted tenant's slots follow its QPs. */
 	vg_shaper_tenant_event(&dev->ipose.shaper, c->ev, c->t);
@@ -39,7 +43,7 @@ static int vg_qp_retenant_dev(struct vg_device *dev, void *arg)
 /*
  * Tenant notifier: process context, under vg_tenants_lock, after the
  * change is visible to classification. Takes vg_devices_lock (the lock
- * order of tenant.h), then each table's xa_lock per QP.
+ * order of kmod/lock_order.h), then each table's xa_lock per QP.
  */
 static int vg_qp_tenant_event(struct notifier_block *nb, unsigned long ev,
 			      void *data)
@@ -65,6 +69,8 @@ static int vg_qp_announce_locked(struct vg_device *dev, void *arg)
 {
 	struct vg_qp_announcement *a = arg;
 	struct vg_qp *q;
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	/* The index may have been reused by a device attached since. */
 	if (dev != a->dev)

@@ -202,7 +202,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		     unsigned long *flags);
 void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			 unsigned long *flags);
-bool vg_sendq_idle(const struct vg_sendq *sq);
+bool vg_sendq_idle(const struct vg_shaper *sh, const struct vg_sendq *sq);
 void vg_sendq_free(struct vg_sendq *sq);
 int vg_sendq_init(void);
 void vg_sendq_exit(void);
@@ -214,7 +214,8 @@ struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 void vg_pwr_free(struct vg_pwr *p);
 void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 		    const struct vg_chunk *c, struct ib_sge *sge, bool signal);
-enum ib_wc_status vg_sendq_owner_status(struct vg_sendq *sq,
+enum ib_wc_status vg_sendq_owner_status(struct vg_shaper *sh,
+					struct vg_sendq *sq,
 					enum ib_wc_status status);
 void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when);
 bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now);

@@ -40,16 +40,18 @@
 #include "sendq.h"
 
 /* Under the shaper lock: the owner's completion for a flushed WR. */
-static void vg_sendq_flushed_wc(struct vg_sendq *sq, struct vg_pwr *p,
-				struct ib_wc *wc)
+static void vg_sendq_flushed_wc(struct vg_shaper *sh, struct vg_sendq *sq,
+				struct vg_pwr *p, struct ib_wc *wc)
 {
 	enum ib_wc_opcode wco = IB_WC_SEND;
 	u8 vop;
 
+	lockdep_assert_held(&sh->lock);
+
 	vg_opcode_of(p->u.wr.opcode, &vop, &wco);
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = p->u.wr.wr_id;
-	wc->status = vg_sendq_owner_status(sq, p->status);
+	wc->status = vg_sendq_owner_status(sh, sq, p->status);
 	wc->opcode = wco;
 	wc->qp = sq->qp;
 }
@@ -67,12 +69,14 @@ static bool vg_sendq_ring_wc(const struct vg_sendq *sq, const struct ib_wc *wc)
  * complete (send queues complete in order). Return: whether the owner
  * sees @wc, a completion of @e; then its wr_id is the owner's.
  */
-static bool vg_sendq_retire(struct vg_sendq *sq, struct vg_ring_ent *e,
-			    struct ib_wc *wc)
+static bool vg_sendq_retire(struct vg_shaper *sh, struct vg_sendq *sq,
+			    struct vg_ring_ent *e, struct ib_wc *wc)
 {
 	u32 idx = e - sq->ring;
 	u32 n = (idx + sq->depth - sq->head) % sq->depth + 1;
 	bool owner;
+
+	lockdep_assert_held(&sh->lock);
 
 	if (n > sq->inflight)
 		n = sq->inflight;
@@ -92,7 +96,9 @@ static bool vg_sendq_retire(struct vg_sendq *sq, struct vg_ring_ent *e,
 static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 			      struct vg_ring_ent *e, struct ib_wc *wc)
 {
-	bool owner = vg_sendq_retire(sq, e, wc);
+	bool owner = vg_sendq_retire(sh, sq, e, wc);
+
+	lockdep_assert_held(&sh->lock);
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* An error the owner does not see goes on its next one. */
@@ -103,7 +109,7 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 			vg_sendq_fail(sh, sq);
 	}
 	if (owner)
-		wc->status = vg_sendq_owner_status(sq, wc->status);
+		wc->status = vg_sendq_owner_status(sh, sq, wc->status);
 	return owner;
 }
 
@@ -120,6 +126,8 @@ static bool vg_sendq_closed_wc(struct vg_shaper *sh, struct vg_sendq *sq,
 	struct vg_ring_ent *e = vg_ring_ent_of(wc->wr_id);
 	bool owner = false;
 
+	lockdep_assert_held(&sh->lock);
+
 	/* Not a ring entry: a WR the owner posted directly. */
 	if (!vg_sendq_ring_wc(sq, wc))
 		return true;
@@ -127,9 +135,9 @@ static bool vg_sendq_closed_wc(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (sq->buried || vg_ring_stale(sq, wc->wr_id))
 		return false;
 	if (sq->inflight) {
-		owner = vg_sendq_retire(sq, e, wc);
+		owner = vg_sendq_retire(sh, sq, e, wc);
 		if (owner)
-			wc->status = vg_sendq_owner_status(sq, wc->status);
+			wc->status = vg_sendq_owner_status(sh, sq, wc->status);
 	}
 	if (!sq->inflight && sq->released)
 		vg_sendq_bury(sh, sq);
@@ -145,6 +153,8 @@ static struct vg_sendq *vg_sendq_closed_of_wc(struct vg_shaper *sh,
 					      const struct ib_wc *wc)
 {
 	struct vg_sendq *sq;
+
+	lockdep_assert_held(&sh->lock);
 
 	list_for_each_entry(sq, &sh->closed, node)
 		if (sq->qp == wc->qp && vg_sendq_ring_wc(sq, wc))
@@ -194,6 +204,8 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 {
 	struct vg_ring_ent *e = vg_ring_ent_of(wc->wr_id);
 	bool owner;
+
+	lockdep_assert_held(&sh->lock);
 
 	if (sq->dead)
 		return vg_sendq_closed_wc(sh, sq, wc);
@@ -314,7 +326,7 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 			p = list_first_entry(&sq->flushq, struct vg_pwr, node);
 			list_del(&p->node);
 			sq->nheld--;
-			vg_sendq_flushed_wc(sq, p, &wc[out++]);
+			vg_sendq_flushed_wc(sh, sq, p, &wc[out++]);
 			vg_pwr_free(p);
 		}
 		if (list_empty(&sq->flushq)) {

@@ -126,8 +126,11 @@ void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
 }
 
 /* Under the shaper lock: the driver has everything of @sq the shaper held. */
-static bool vg_sendq_handed_over(const struct vg_sendq *sq)
+static bool vg_sendq_handed_over(const struct vg_shaper *sh,
+				 const struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return sq->dead || (list_empty(&sq->queue) &&
 			    list_empty(&sq->flushq) && !sq->posting);
 }
@@ -139,7 +142,7 @@ static bool vg_sendq_handed_over_locked(struct vg_shaper *sh,
 	bool done;
 
 	spin_lock_irq(&sh->lock);
-	done = vg_sendq_handed_over(sq);
+	done = vg_sendq_handed_over(sh, sq);
 	spin_unlock_irq(&sh->lock);
 	return done;
 }
@@ -174,12 +177,15 @@ void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq)
 
 /**
  * vg_sendq_idle() - nothing of the QP is queued, in flight or unreported
+ * @sh: the shaper
  * @sq: the QP's state
  *
  * Context: any; the shaper lock held.
  */
-bool vg_sendq_idle(const struct vg_sendq *sq)
+bool vg_sendq_idle(const struct vg_shaper *sh, const struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return list_empty(&sq->queue) && list_empty(&sq->flushq) &&
 	       !sq->inflight && !sq->busy;
 }

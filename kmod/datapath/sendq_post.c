@@ -58,11 +58,14 @@
  * every half ring or when the ring fills, so that it keeps draining.
  * Return: the entry; *@signal: whether to request its completion.
  */
-static struct vg_ring_ent *vg_sendq_ring_push(struct vg_sendq *sq,
+static struct vg_ring_ent *vg_sendq_ring_push(struct vg_shaper *sh,
+					      struct vg_sendq *sq,
 					      u64 owner_id, bool last,
 					      bool owner_signaled, bool force,
 					      bool *signal)
 {
+	lockdep_assert_held(&sh->lock);
+
 	struct vg_ring_ent *e = &sq->ring[(sq->head + sq->inflight) %
 					  sq->depth];
 
@@ -85,7 +88,8 @@ static struct vg_ring_ent *vg_sendq_ring_push(struct vg_sendq *sq,
  * Under the shaper lock: the status the owner sees for a completion: a
  * flush stands in for the first error the owner did not see, once.
  */
-enum ib_wc_status vg_sendq_owner_status(struct vg_sendq *sq,
+enum ib_wc_status vg_sendq_owner_status(struct vg_shaper *sh,
+					struct vg_sendq *sq,
 					enum ib_wc_status status)
 {
 	if (status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
@@ -98,6 +102,8 @@ enum ib_wc_status vg_sendq_owner_status(struct vg_sendq *sq,
 /* Under the shaper lock: have the hrtimer attend to @sq. */
 void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
 {
+	lockdep_assert_held(&sh->lock);
+
 	if (list_empty(&sq->attn_node))
 		list_add_tail(&sq->attn_node, &sh->attn);
 	vg_shaper_arm(sh, when);
@@ -117,6 +123,8 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	const struct ib_send_wr *bad;
 	int ret;
 
+	lockdep_assert_held(&sh->lock);
+
 	sq->posting = true;
 	sq->busy++;
 	spin_unlock_irqrestore(&sh->lock, *flags);
@@ -131,6 +139,8 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 /* Under the shaper lock: something waits for all of @sq's completions. */
 static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return !sq->dead && (!list_empty(&sq->flushq) ||
 			     (sh->draining && sq->inflight));
 }
@@ -141,6 +151,8 @@ static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
  */
 bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
 {
+	lockdep_assert_held(&sh->lock);
+
 	if (list_empty(&sq->queue) || sq->blocked || sq->error || sq->dead ||
 	    sq->resetting)
 		return false;
@@ -155,6 +167,8 @@ bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
 static void __vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq,
 			      bool wake)
 {
+	lockdep_assert_held(&sh->lock);
+
 	if (!vg_sendq_waited_for(sh, sq))
 		return;
 	if (sq->tail_untracked) {
@@ -195,6 +209,8 @@ static void __vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq,
  */
 void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	__vg_sendq_settle(sh, sq, true);
 }
 
@@ -222,6 +238,8 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	bool signal, post = false;
 	u64 now;
 	int ret;
+
+	lockdep_assert_held(&sh->lock);
 
 	if (sq->dead || sq->resetting)
 		return;
@@ -256,7 +274,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	}
 	if (!post)
 		return;
-	e = vg_sendq_ring_push(sq, 0, false, false, true, &signal);
+	e = vg_sendq_ring_push(sh, sq, 0, false, false, true, &signal);
 	w.wr.opcode = IB_WR_RDMA_WRITE;
 	w.wr.send_flags = IB_SEND_SIGNALED;
 	w.wr.wr_id = vg_ring_wr_id(sq, e);
@@ -292,6 +310,8 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 	struct vg_pwr *p, *tmp;
 	u32 n = 0;
 
+	lockdep_assert_held(&sh->lock);
+
 	if (!sq->error) {
 		sq->error = true;
 		vg_sched_deactivate(&sh->sched, sq->handle);
@@ -311,6 +331,8 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
 				 struct vg_pwr *p, int err)
 {
+	lockdep_assert_held(&sh->lock);
+
 	pr_warn_ratelimited("%s: QP %u: posting a chunk failed (%d); the QP's WRs are flushed\n",
 			    sh->dev->name, sq->qp->qp_num, err);
 	p->status = IB_WC_LOC_QP_OP_ERR;
@@ -348,6 +370,8 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	bool signal, split;
 	int ret;
 
+	lockdep_assert_held(&sh->lock);
+
 	if (!sq->splitting) {
 		ret = vg_split_init(&sq->split, &p->vwr, sh->chunk);
 		if (ret) {
@@ -364,7 +388,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	vg_split_next(&sq->split, &c, p->cvsge ?: sh->vsge);
 	split = c.last && vg_split_count(&sq->split) > 1;
 
-	e = vg_sendq_ring_push(sq, p->u.wr.wr_id, c.last,
+	e = vg_sendq_ring_push(sh, sq, p->u.wr.wr_id, c.last,
 			       sq->sig_all ||
 			       (p->u.wr.send_flags & IB_SEND_SIGNALED),
 			       false, &signal);
@@ -436,7 +460,8 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
  * Under the shaper lock: nothing of @sq waits or is in the driver's
  * post_send, so a WR that bypasses the queue overtakes nothing of the QP.
  */
-static bool vg_sendq_clear(const struct vg_sendq *sq)
+static bool vg_sendq_clear(const struct vg_shaper *sh,
+			   const struct vg_sendq *sq)
 {
 	return list_empty(&sq->queue) && list_empty(&sq->flushq) && !sq->busy;
 }
@@ -451,7 +476,9 @@ static bool vg_sendq_clear(const struct vg_sendq *sq)
  */
 static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
 {
-	if (!vg_sendq_clear(sq))
+	lockdep_assert_held(&sh->lock);
+
+	if (!vg_sendq_clear(sh, sq))
 		return false;
 	/*
 	 * Unloading: the ring only drains from here on, so that it empties
@@ -510,7 +537,9 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	int i, ret;
 	u8 vop;
 
-	if (!vg_sendq_clear(sq) ||
+	lockdep_assert_held(&sh->lock);
+
+	if (!vg_sendq_clear(sh, sq) ||
 	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
 	    sh->draining || sq->error || sq->blocked ||
 	    vg_pacer_next(&sh->pacer) > now)
@@ -597,7 +626,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		if (!p) {
 			/* Unmodelled opcodes go direct when nothing waits. */
 			if (ret == -EOPNOTSUPP && wr == first && !sq->error &&
-			    vg_sendq_clear(sq))
+			    vg_sendq_clear(sh, sq))
 				goto direct;
 			break;
 		}

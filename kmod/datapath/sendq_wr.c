@@ -287,6 +287,8 @@ void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 	int keep = IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE;
 	u32 i;
 
+	lockdep_assert_held(&sh->lock);
+
 	sh->wr = p->u;
 	w->next = NULL;
 	for (i = 0; i < c->num_sge; i++) {

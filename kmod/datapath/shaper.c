@@ -24,9 +24,7 @@
  * the lock is dropped, concurrently with other QPs' posts and the
  * dispatcher; it goes only while nothing of its QP is queued or in the
  * driver (vg_sendq::busy), so a QP's WRs and chunks reach the driver in
- * order. Lock order: a device's ctrl_lock,
- * then its shaper lock; the table's xa_lock is never taken under the
- * shaper lock.
+ * order. The lock order is in kmod/lock_order.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,6 +50,8 @@
 /* Under the shaper lock: arm the hrtimer for @when, unless it is earlier. */
 void vg_shaper_arm(struct vg_shaper *sh, u64 when)
 {
+	lockdep_assert_held(&sh->lock);
+
 	if (hrtimer_is_queued(&sh->timer) &&
 	    ktime_to_ns(hrtimer_get_expires(&sh->timer)) <= when)
 		return;
@@ -68,6 +68,8 @@ void vg_shaper_arm(struct vg_shaper *sh, u64 when)
  */
 void vg_shaper_wake_idle(struct vg_shaper *sh)
 {
+	lockdep_assert_held(&sh->lock);
+
 	/*
 	 * Waiters queue themselves on @idle_wq before they check their
 	 * condition under the shaper lock (the caller holds it), so one
@@ -88,6 +90,8 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 	u64 now, next;
 	u32 h;
 	int ret;
+
+	lockdep_assert_held(&sh->lock);
 
 	while (*budget) {
 		now = ktime_get_ns();
@@ -139,6 +143,8 @@ void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
 	u32 budget = VG_SHAPER_BUDGET;
 	int rounds = 0;
 
+	lockdep_assert_held(&sh->lock);
+
 	if (sh->running) {
 		sh->rerun = true;
 		return;
@@ -160,6 +166,8 @@ void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
 static void vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
 {
 	struct vg_sendq *sq;
+
+	lockdep_assert_held(&sh->lock);
 
 	while (!sh->running && !list_empty(&sh->attn)) {
 		sq = list_first_entry(&sh->attn, struct vg_sendq, attn_node);
@@ -301,6 +309,8 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_sendq *sq,
 	u32 tid = sh->tmap[t->id];
 	int ret;
 
+	lockdep_assert_held(&sh->lock);
+
 	if (tid == VG_SCHED_NONE) {
 		vg_shaper_tenant_cfg(t, &cfg);
 		ret = vg_sched_tenant_add(&sh->sched, &cfg, &tid);
@@ -355,6 +365,8 @@ static void vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
 {
 	u32 old = sq->handle;
 
+	lockdep_assert_held(&sh->lock);
+
 	if (vg_shaper_place(sh, sq, t)) {
 		sq->handle = old;
 		return;
@@ -379,6 +391,8 @@ static void vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	struct vg_ktenant *cur = rcu_dereference(sq->q->tenant);
+
+	lockdep_assert_held(&sh->lock);
 
 	if (cur && cur != sq->tenant && list_empty(&sq->queue))
 		vg_shaper_move(sh, sq, cur);
@@ -438,8 +452,10 @@ static bool vg_shaper_idle(struct vg_shaper *sh)
 {
 	struct vg_sendq *sq;
 
+	lockdep_assert_held(&sh->lock);
+
 	list_for_each_entry(sq, &sh->sqs, node)
-		if (!vg_sendq_idle(sq))
+		if (!vg_sendq_idle(sh, sq))
 			return false;
 	return true;
 }

@@ -23,7 +23,7 @@
 
 #include "tenant.h"
 
-static DEFINE_MUTEX(vg_tenants_lock);
+DEFINE_MUTEX(vg_tenants_lock);	/* the registry; kmod/lock_order.h */
 static DEFINE_XARRAY_ALLOC(vg_tenants);
 /* Under vg_tenants_lock: */
 static u32 vg_tenants_next;	/* next id to try (cyclic allocation) */
@@ -498,6 +498,8 @@ static struct vg_ktenant *vg_tenant_lookup(const char *name)
 	struct vg_ktenant *t;
 	unsigned long id;
 
+	lockdep_assert_held(&vg_tenants_lock);
+
 	xa_for_each(&vg_tenants, id, t)
 		if (!strcmp(t->name, name))
 			return t;
@@ -509,6 +511,8 @@ static struct vg_ktenant *vg_tenant_same_selector(const struct vg_selector *s)
 {
 	struct vg_ktenant *t;
 	unsigned long id;
+
+	lockdep_assert_held(&vg_tenants_lock);
 
 	xa_for_each(&vg_tenants, id, t)
 		if (vg_selector_equal(&t->sel, s))
@@ -525,6 +529,8 @@ static void vg_tenants_changed(enum vg_tenant_event ev, struct vg_ktenant *t)
 	struct vg_class_weights cw = {};
 	struct vg_ktenant *it;
 	unsigned long id;
+
+	lockdep_assert_held(&vg_tenants_lock);
 
 	xa_for_each(&vg_tenants, id, it) {
 		u32 class = it->pol.class, w = it->pol.weight;
@@ -659,6 +665,8 @@ out_put:
  */
 static void vg_tenant_unlink(struct vg_ktenant *t)
 {
+	lockdep_assert_held(&vg_tenants_lock);
+
 	WRITE_ONCE(t->linked, false);
 	xa_erase(&vg_tenants, t->id);
 	vg_ntenants--;

@@ -55,9 +55,8 @@
  * an RCU grace period after the last reference.
  *
  * Locking: vg_tenants_lock (a mutex, in tenant.c) serializes registry
- * changes and walks. The lock order is vg_tenants_lock, then
- * vg_devices_lock, then a device's ctrl_lock. Classification and the
- * counters take no lock.
+ * changes and walks; its place in the lock order is in kmod/lock_order.h.
+ * Classification and the counters take no lock.
  */
 #ifndef _VG_TENANT_H
 #define _VG_TENANT_H
@@ -67,6 +66,7 @@
 #include <linux/in6.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/u64_stats_sync.h>
@@ -235,6 +235,13 @@ struct vg_tenant_ops {
 };
 
 typedef int (*vg_tenant_fn)(struct vg_ktenant *t, void *arg);
+
+/*
+ * The registry's lock (kmod/lock_order.h). Visible for
+ * lockdep_assert_held() in the callbacks that run under it; only tenant.c
+ * takes it.
+ */
+extern struct mutex vg_tenants_lock;
 
 int vg_tenants_init(const struct vg_tenant_ops *ops);
 void vg_tenants_exit(void);
