@@ -10,6 +10,7 @@
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
 #   make install    install the module for the running kernel and the tools
 #
+# VG_DEBUG=y builds the module with its invariant checks (check, soak).
 # KVER selects the kernel to build against (default: the running kernel if
 # its headers are installed, else the test bed's guest kernel).
 
@@ -26,7 +27,7 @@ PYTHON ?= /usr/bin/python3
 all: module userspace
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) VG_DEBUG=$(VG_DEBUG) modules
 
 # Test-only modules, one per folder of tests/integration with a Kbuild:
 # fault injection for the test bed's own tests, a driver-owned drain_sq,
@@ -49,7 +50,7 @@ demo: deps
 	$(PYTHON) tests/integration/demo.py
 
 check: deps
-	$(MAKE) all test-modules
+	$(MAKE) all test-modules VG_DEBUG=y
 	scripts/check.sh
 
 checkpatch:
@@ -57,7 +58,7 @@ checkpatch:
 
 # The endurance run behind docs/soak.md; its table goes to $(BUILD)/soak.md.
 soak: deps
-	$(MAKE) all test-modules
+	$(MAKE) all test-modules VG_DEBUG=y
 	mkdir -p $(BUILD)
 	VG_RELOADS=100 VERBSGATE_REPORT=$(BUILD)/soak.md $(PYTHON) -m pytest \
 		tests/integration/test_enforce_nvme.py -v -rP \

@@ -219,7 +219,7 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 	struct vg_ktenant *t;
 
 	spin_lock_irq(&sh->lock);
-	sq->dead = true;
+	vg_sendq_move(sh, sq, VG_SQ_CLOSED);
 	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
 	list_del_init(&sq->inject_node);
 	list_del_init(&sq->attn_node);
@@ -255,7 +255,7 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	spin_lock_irq(&sh->lock);
-	sq->released = true;
+	vg_sendq_move(sh, sq, VG_SQ_RELEASED);
 	if (!sq->inflight) {
 		vg_sendq_bury(sh, sq);
 	} else {
@@ -281,7 +281,7 @@ void vg_sendq_cq_destroyed(struct vg_shaper *sh, struct ib_cq *cq)
 
 	spin_lock_irq(&sh->lock);
 	list_for_each_entry_safe(sq, tmp, &sh->closed, node)
-		if (sq->released && sq->send_cq == cq)
+		if (sq->state == VG_SQ_RELEASED && sq->send_cq == cq)
 			vg_sendq_bury(sh, sq);
 	spin_unlock_irq(&sh->lock);
 }
@@ -289,16 +289,17 @@ void vg_sendq_cq_destroyed(struct vg_shaper *sh, struct ib_cq *cq)
 /**
  * vg_sendq_bury() - free a closed QP's state
  * @sh: the shaper
- * @sq: the state, closed; readers that found it under RCU see @buried
+ * @sq: the state, closed; readers that found it under RCU see it
+ *	VG_SQ_BURIED
  *
  * Context: any; under the shaper lock.
  */
 void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	lockdep_assert_held(&sh->lock);
-	if (sq->buried)
+	if (sq->state == VG_SQ_BURIED)
 		return;
-	sq->buried = true;
+	vg_sendq_move(sh, sq, VG_SQ_BURIED);
 	list_del(&sq->node);
 	WRITE_ONCE(sh->nclosed, sh->nclosed - 1);
 	/* Its address still tells a stale completion from the owner's. */

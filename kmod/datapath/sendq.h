@@ -20,6 +20,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "core/split.h"
+#include "core/sqstate.h"
 #include "core/wr.h"
 
 #include "shaper.h"
@@ -106,13 +107,14 @@ struct vg_pwr {
  * @sig_all: the QP signals every WR (IB_SIGNAL_ALL_WR)
  * @max_sge: the send queue's max_send_sge, as the driver set it; a WR
  *	with more SGEs is refused as the driver refuses it
- * @error: the QP is in error: WRs are flushed, not posted
+ * @state: where the queue is in its life (kmod/core/sqstate.h); changed
+ *	only by vg_sendq_move()
+ * @resume: while @state is VG_SQ_RESETTING, the state to return to if the
+ *	driver refuses the reset (READY or ERROR)
  * @blocked: the send queue is full; the QP waits for completions
  * @first_err: the first error status of a chunk the owner did not see
  * @wake: @flushq waits for a poll that nothing may cause: post a marker,
  *	whose completion the driver signals from its own context
- * @resetting: a modify to RESET is in the driver: nothing of the QP is
- *	posted (vg_sendq_reset_begin())
  * @gen: the QP's resets, modulo 8, carried in its chunks' wr_ids
  * @busy: users of the QP without the shaper lock (a post in the
  *	driver); destroy waits for 0
@@ -125,12 +127,7 @@ struct vg_pwr {
  *	is to be posted, so that a completion follows everything posted
  * @retry: the driver refused a chunk for lack of room: try again soon
  * @send_cq: the QP's send CQ, kept for when the QP is gone
- * @dead: closed: its owner destroys the QP; nothing more is posted, and
- *	the state sits on vg_shaper::closed until its ring may go
- * @released: the driver's destroy_qp returned: no new completion of the
- *	QP can appear, so the state goes once @inflight is 0
  * @pinned: holds a reference to the module (see vg_sendq_release())
- * @buried: freed from the lists, @ring freed; only RCU readers remain
  *
  * All fields are protected by the device's vg_shaper::lock.
  */
@@ -159,11 +156,11 @@ struct vg_sendq {
 	u32 unsignaled;
 	bool sig_all;
 	u32 max_sge;
-	bool error;
+	enum vg_sq_state state;
+	enum vg_sq_state resume;
 	bool blocked;
 	enum ib_wc_status first_err;
 	bool wake;
-	bool resetting;
 	u8 gen;
 	u32 busy;
 	bool posting;
@@ -171,11 +168,48 @@ struct vg_sendq {
 	bool need_marker;
 	bool retry;
 	struct ib_cq *send_cq;
-	bool dead;
-	bool released;
 	bool pinned;
-	bool buried;
 };
+
+/**
+ * vg_sendq_move() - change a send queue's state
+ * @sh: the shaper
+ * @sq: the queue
+ * @to: its new state, one vg_sq_may_move() allows from the current one
+ *
+ * Every change of @sq->state goes through here, so the machine of
+ * kmod/core/sqstate.h is the whole truth; a build with VG_DEBUG warns on
+ * a move it does not allow (a verbsgate bug, never the owner's input).
+ *
+ * Context: any; under the shaper lock.
+ */
+static inline void vg_sendq_move(struct vg_shaper *sh, struct vg_sendq *sq,
+				 enum vg_sq_state to)
+{
+	lockdep_assert_held(&sh->lock);
+#ifdef VG_DEBUG
+	WARN_ONCE(!vg_sq_may_move(sq->state, to),
+		  "verbsgate: send queue of QP %u: %s -> %s\n", sq->qp->qp_num,
+		  vg_sq_state_name(sq->state), vg_sq_state_name(to));
+#endif
+	sq->state = to;
+}
+
+/* Its owner destroys the QP: nothing more is posted. Any context. */
+static inline bool vg_sendq_closed(const struct vg_sendq *sq)
+{
+	return sq->state >= VG_SQ_CLOSED;
+}
+
+/*
+ * The QP is in error: WRs are flushed, not posted; also while a reset
+ * the driver may refuse is in progress from the error state. Any context.
+ */
+static inline bool vg_sendq_failed(const struct vg_sendq *sq)
+{
+	return sq->state == VG_SQ_ERROR ||
+	       (sq->state == VG_SQ_RESETTING && sq->resume == VG_SQ_ERROR);
+}
 
 /* The shaper's calls (shaper.c, interpose.c, qp_tenant.c). */
 u32 vg_sendq_reserve(const struct vg_shaper *sh, struct ib_qp_init_attr *attr,

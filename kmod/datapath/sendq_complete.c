@@ -105,7 +105,7 @@ static bool vg_sendq_complete(struct vg_shaper *sh, struct vg_sendq *sq,
 		if (!owner && wc->status != IB_WC_WR_FLUSH_ERR &&
 		    !sq->first_err)
 			sq->first_err = wc->status;
-		if (!sq->error)
+		if (!vg_sendq_failed(sq))
 			vg_sendq_fail(sh, sq);
 	}
 	if (owner)
@@ -132,14 +132,14 @@ static bool vg_sendq_closed_wc(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (!vg_sendq_ring_wc(sq, wc))
 		return true;
 	/* Of an entry already retired (the ring may be freed then). */
-	if (sq->buried || vg_ring_stale(sq, wc->wr_id))
+	if (sq->state == VG_SQ_BURIED || vg_ring_stale(sq, wc->wr_id))
 		return false;
 	if (sq->inflight) {
 		owner = vg_sendq_retire(sh, sq, e, wc);
 		if (owner)
 			wc->status = vg_sendq_owner_status(sh, sq, wc->status);
 	}
-	if (!sq->inflight && sq->released)
+	if (!sq->inflight && sq->state == VG_SQ_RELEASED)
 		vg_sendq_bury(sh, sq);
 	return owner;
 }
@@ -207,10 +207,10 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 
 	lockdep_assert_held(&sh->lock);
 
-	if (sq->dead)
+	if (vg_sendq_closed(sq))
 		return vg_sendq_closed_wc(sh, sq, wc);
 	/* A completion of the QP frees room a direct post took. */
-	if (sq->blocked && !sq->error) {
+	if (sq->blocked && !vg_sendq_failed(sq)) {
 		sq->blocked = false;
 		vg_sendq_reactivate(sh, sq, ktime_get_ns());
 		*kick = true;

@@ -44,7 +44,7 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	/* Not if racing its destruction: the owner's bug. */
-	if (!sq->dead && attr->qp_state == IB_QPS_ERR)
+	if (!vg_sendq_closed(sq) && attr->qp_state == IB_QPS_ERR)
 		vg_sendq_fail(sh, sq);
 	vg_shaper_wake_idle(sh);
 	spin_unlock_irqrestore(&sh->lock, flags);
@@ -69,7 +69,11 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 void vg_sendq_reset_begin(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	spin_lock_irq(&sh->lock);
-	sq->resetting = true;
+	/* Not if racing its destruction, or another reset: the owner's bug. */
+	if (sq->state == VG_SQ_READY || sq->state == VG_SQ_ERROR) {
+		sq->resume = sq->state;
+		vg_sendq_move(sh, sq, VG_SQ_RESETTING);
+	}
 	vg_sched_deactivate(&sh->sched, sq->handle);
 	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
 	spin_unlock_irq(&sh->lock);
@@ -93,8 +97,10 @@ void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
 	u64 now = ktime_get_ns();
 
 	spin_lock_irq(&sh->lock);
-	sq->resetting = false;
-	if (reset && !sq->dead) {
+	if (sq->state != VG_SQ_RESETTING) {
+		/* Closed meanwhile (or another reset ended): nothing to do. */
+	} else if (reset) {
+		vg_sendq_move(sh, sq, VG_SQ_READY);
 		vg_sendq_drop_wrs(sq);
 		list_del_init(&sq->inject_node);
 		list_del_init(&sq->attn_node);
@@ -108,11 +114,11 @@ void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
 		sq->wake = false;
 		sq->retry = false;
 		sq->unsignaled = 0;
-		sq->error = false;
 		sq->blocked = false;
 		sq->first_err = IB_WC_SUCCESS;
-	} else if (!sq->dead) {
+	} else {
 		/* Nothing changed: take up what waited. */
+		vg_sendq_move(sh, sq, sq->resume);
 		if (sq->blocked) {
 			sq->retry = true;
 			vg_sendq_attn(sh, sq, now);
@@ -131,8 +137,9 @@ static bool vg_sendq_handed_over(const struct vg_shaper *sh,
 {
 	lockdep_assert_held(&sh->lock);
 
-	return sq->dead || (list_empty(&sq->queue) &&
-			    list_empty(&sq->flushq) && !sq->posting);
+	return vg_sendq_closed(sq) ||
+	       (list_empty(&sq->queue) && list_empty(&sq->flushq) &&
+		!sq->posting);
 }
 
 /* Takes the shaper lock: vg_sendq_handed_over() for a wait_event(). */

@@ -141,7 +141,7 @@ static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
 {
 	lockdep_assert_held(&sh->lock);
 
-	return !sq->dead && (!list_empty(&sq->flushq) ||
+	return !vg_sendq_closed(sq) && (!list_empty(&sq->flushq) ||
 			     (sh->draining && sq->inflight));
 }
 
@@ -153,8 +153,7 @@ bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
 {
 	lockdep_assert_held(&sh->lock);
 
-	if (list_empty(&sq->queue) || sq->blocked || sq->error || sq->dead ||
-	    sq->resetting)
+	if (list_empty(&sq->queue) || sq->blocked || sq->state != VG_SQ_READY)
 		return false;
 	vg_sched_activate(&sh->sched, sq->handle, now);
 	return true;
@@ -241,11 +240,11 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 
 	lockdep_assert_held(&sh->lock);
 
-	if (sq->dead || sq->resetting)
+	if (vg_sendq_closed(sq) || sq->state == VG_SQ_RESETTING)
 		return;
 	if (sq->retry) {
 		sq->retry = false;
-		if (sq->blocked && !sq->error) {
+		if (sq->blocked && !vg_sendq_failed(sq)) {
 			sq->blocked = false;
 			now = ktime_get_ns();
 			if (vg_sendq_reactivate(sh, sq, now))
@@ -312,9 +311,12 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 
 	lockdep_assert_held(&sh->lock);
 
-	if (!sq->error) {
-		sq->error = true;
+	if (sq->state == VG_SQ_READY) {
+		vg_sendq_move(sh, sq, VG_SQ_ERROR);
 		vg_sched_deactivate(&sh->sched, sq->handle);
+	} else if (sq->state == VG_SQ_RESETTING) {
+		/* Should the driver refuse the reset. */
+		sq->resume = VG_SQ_ERROR;
 	}
 	list_for_each_entry_safe(p, tmp, &sq->queue, node) {
 		p->status = IB_WC_WR_FLUSH_ERR;
@@ -430,7 +432,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	if (!c.last)
 		sq->extra_posted--;
 	sq->unsignaled = 0;
-	if (ret == -ENOMEM && !sq->error) {
+	if (ret == -ENOMEM && !vg_sendq_failed(sq)) {
 		/* Back as it was; a completion of the QP unblocks it. */
 		sq->split = saved;
 		sq->splitting = saved.emitted > 0;
@@ -447,7 +449,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	}
 	if (!c.last) {
 		/* Still queued, unless an error moved it meanwhile. */
-		if (sq->error)
+		if (vg_sendq_failed(sq))
 			return;
 		list_del(&p->node);
 		sq->nheld--;
@@ -487,7 +489,7 @@ static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
 	 */
 	if (sh->draining)
 		return true;
-	if (sq->error)
+	if (vg_sendq_failed(sq))
 		return false;
 	return !sh->enforce ||
 	       READ_ONCE(sq->tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
@@ -541,7 +543,7 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 
 	if (!vg_sendq_clear(sh, sq) ||
 	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
-	    sh->draining || sq->error || sq->blocked ||
+	    sh->draining || vg_sendq_failed(sq) || sq->blocked ||
 	    vg_pacer_next(&sh->pacer) > now)
 		return false;
 	for (k = 0, w = wr; w; w = w->next, k++) {
@@ -607,7 +609,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	 */
 	now = READ_ONCE(sh->enforce) ? ktime_get_ns() : 0;
 	spin_lock_irqsave(&sh->lock, flags);
-	if (sq->dead)
+	if (vg_sendq_closed(sq))
 		goto dead;
 	vg_shaper_rebind(sh, sq);
 	if (vg_sendq_direct(sh, sq))
@@ -625,14 +627,15 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		p = vg_pwr_copy(wr, sq->max_sge, &ret);
 		if (!p) {
 			/* Unmodelled opcodes go direct when nothing waits. */
-			if (ret == -EOPNOTSUPP && wr == first && !sq->error &&
+			if (ret == -EOPNOTSUPP && wr == first &&
+			    !vg_sendq_failed(sq) &&
 			    vg_sendq_clear(sh, sq))
 				goto direct;
 			break;
 		}
 		p->enqueued_ns = now;
 		sq->nheld++;
-		if (sq->error) {
+		if (vg_sendq_failed(sq)) {
 			p->status = IB_WC_WR_FLUSH_ERR;
 			list_add_tail(&p->node, &sq->flushq);
 			continue;
@@ -644,11 +647,11 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		*bad = wr;
 	if (n) {
 		vg_tenant_count_queue(sq->tenant, n, 0);
-		if (!sq->blocked && !sq->resetting)
+		if (!sq->blocked && sq->state != VG_SQ_RESETTING)
 			vg_sched_activate(&sh->sched, sq->handle, now);
 		vg_shaper_kick(sh, &flags);
 	}
-	if (sq->error && !sq->dead)
+	if (vg_sendq_failed(sq) && !vg_sendq_closed(sq))
 		vg_sendq_settle(sh, sq);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return ret;

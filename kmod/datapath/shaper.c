@@ -110,7 +110,7 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 		if (ret)
 			return;		/* nothing to send */
 		sq = h < VG_SHAPER_MAX_QPS ? sh->by_handle[h] : NULL;
-		if (!sq || list_empty(&sq->queue) || sq->error) {
+		if (!sq || list_empty(&sq->queue) || vg_sendq_failed(sq)) {
 			vg_sched_deactivate(&sh->sched, h);
 			continue;
 		}
@@ -373,7 +373,7 @@ static void vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
 	}
 	vg_sched_qp_del(&sh->sched, old);
 	sh->by_handle[old] = NULL;
-	if (!list_empty(&sq->queue) && !sq->blocked && !sq->error)
+	if (!list_empty(&sq->queue) && !sq->blocked && !vg_sendq_failed(sq))
 		vg_sched_activate(&sh->sched, sq->handle, ktime_get_ns());
 }
 
