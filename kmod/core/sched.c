@@ -643,7 +643,8 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 	u32 tid, i;
 	u64 key;
 
-	if (qp == s->pick_qp) {
+	/* pick_qp is NONE while there is no pick: that is no QP handle. */
+	if (qp == s->pick_qp && qp != NONE) {
 		/* Fast path: the QP just picked is still its tenant's root. */
 		tid = s->pick_tenant;
 		i = 0;

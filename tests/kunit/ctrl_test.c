@@ -24,88 +24,215 @@ static struct vg_class_weights cw_of(u64 wb, u64 wt, u64 wl_sum, u32 nl,
 	return cw;
 }
 
-static int check(struct vg_ctrl_cfg *cfg)
+/* The defaults for a device are valid, and fit its largest message. */
+struct ctrl_default_case {
+	const char *name;
+	u64 max_ops;
+	u32 max_chunk;
+	u32 want_nolat, want_lat;	/* chunk sizes */
+};
+
+static const struct ctrl_default_case ctrl_default_cases[] = {
+	{ "largest message VG_SPLIT_MAX_CHUNK", MAXOPS, VG_SPLIT_MAX_CHUNK,
+	  1U << 20, 5120 },
+	{ "largest message 4096, no op pacing", 0, 4096, 4096, 4096 },
+	{ "largest message 1", MAXOPS, 1, 1, 1 },
+};
+
+static void ctrl_default_desc(const struct ctrl_default_case *c, char *desc)
 {
-	return vg_ctrl_check_cfg(cfg);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(ctrl_default_cfg, ctrl_default_cases, ctrl_default_desc);
+
+static void ctrl_default_cfg(struct kunit *test)
+{
+	const struct ctrl_default_case *tc = test->param_value;
+	struct vg_ctrl_cfg cfg;
+
+	vg_ctrl_default_cfg(&cfg, MAXRATE, tc->max_ops, tc->max_chunk);
+	KUNIT_EXPECT_EQ(test, vg_ctrl_check_cfg(&cfg), 0);
+	KUNIT_EXPECT_EQ(test, cfg.chunk_nolat, tc->want_nolat);
+	KUNIT_EXPECT_EQ(test, cfg.table[0].chunk, tc->want_lat);
+}
+
+/* One field of struct vg_ctrl_cfg a bad-configuration row changes. */
+enum ctrl_field {
+	CF_NONE,
+	CF_MAX_RATE,
+	CF_MAX_OPS,
+	CF_STEP,
+	CF_PERIOD,
+	CF_FLAGS,
+	CF_MAX_CHUNK,
+	CF_CHUNK_NOLAT,
+	CF_NTABLE,
+	CF_T0_CHUNK,
+	CF_T0_PPM,
+	CF_T1_CHUNK,
+	CF_T1_PPM,
+};
+
+struct ctrl_set {
+	enum ctrl_field field;
+	u64 val;
+};
+
+#define CTRL_MAX_SETS	4
+
+/*
+ * The defaults for MAXRATE, MAXOPS and VG_SPLIT_MAX_CHUNK (5 KiB sustains
+ * MaxRate) with @set applied, and the error vg_ctrl_check_cfg(),
+ * vg_ctrl_init() and vg_ctrl_set_cfg() all return for it. A refused
+ * configuration changes no controller. Rows expecting 0 are the
+ * accepted neighbours of a limit.
+ */
+struct ctrl_cfg_case {
+	const char *name;
+	struct ctrl_set set[CTRL_MAX_SETS];
+	int want;
+};
+
+#define SET(f, v)	{ CF_##f, (v) }
+
+static const struct ctrl_cfg_case ctrl_bad_cfg_cases[] = {
+	/* Rates and the AIMD step. */
+	{ "max_rate 0", { SET(MAX_RATE, 0) }, -EINVAL },
+	{ "max_rate above VG_RATE_MAX", { SET(MAX_RATE, VG_RATE_MAX + 1) },
+	  -ERANGE },
+	{ "max_ops above VG_RATE_MAX", { SET(MAX_OPS, VG_RATE_MAX + 1) },
+	  -ERANGE },
+	{ "max_ops 0 is accepted", { SET(MAX_OPS, 0) }, 0 },
+	{ "step 0", { SET(STEP, 0) }, -EINVAL },
+	{ "step above max_rate", { SET(STEP, MAXRATE + 1) }, -ERANGE },
+	{ "step equal to max_rate is accepted", { SET(STEP, MAXRATE) }, 0 },
+	{ "period 0", { SET(PERIOD, 0) }, -EINVAL },
+	/* Flags. */
+	{ "unknown flag BIT(5)", { SET(FLAGS, BIT(5)) }, -EINVAL },
+	{ "every flag", { SET(FLAGS, U32_MAX) }, -EINVAL },
+	{ "VG_CTRL_LAT_EACH is accepted", { SET(FLAGS, VG_CTRL_LAT_EACH) }, 0 },
+	/* Chunk sizes: 0, and above the device maximum. */
+	{ "chunk_nolat 0", { SET(CHUNK_NOLAT, 0) }, -EINVAL },
+	{ "max_chunk 4096, below the default chunks",
+	  { SET(MAX_CHUNK, 4096) }, -ERANGE },
+	{ "max_chunk 0", { SET(MAX_CHUNK, 0) }, -EINVAL },
+	{ "max_chunk above VG_SPLIT_MAX_CHUNK",
+	  { SET(MAX_CHUNK, VG_SPLIT_MAX_CHUNK + 1) }, -ERANGE },
+	{ "chunk_nolat above max_chunk",
+	  { SET(MAX_CHUNK, 65536), SET(CHUNK_NOLAT, 65537) }, -ERANGE },
+	{ "chunk_nolat equal to max_chunk is accepted",
+	  { SET(MAX_CHUNK, 65536), SET(CHUNK_NOLAT, 65536) }, 0 },
+	/* The chunk table. */
+	{ "table chunk 0", { SET(T0_CHUNK, 0) }, -EINVAL },
+	{ "table chunk above VG_SPLIT_MAX_CHUNK",
+	  { SET(T0_CHUNK, VG_SPLIT_MAX_CHUNK + 1) }, -ERANGE },
+	{ "table chunk above max_chunk",
+	  { SET(MAX_CHUNK, 65536), SET(CHUNK_NOLAT, 65536),
+	    SET(T0_CHUNK, 65537) }, -ERANGE },
+	{ "table util_ppm above 1000000", { SET(T0_PPM, VG_PPM + 1) },
+	  -ERANGE },
+	{ "ntable 0", { SET(NTABLE, 0) }, -EINVAL },
+	{ "ntable above VG_CTRL_MAX_TABLE",
+	  { SET(NTABLE, VG_CTRL_MAX_TABLE + 1) }, -E2BIG },
+	{ "second entry chunk 0",
+	  { SET(NTABLE, 2), SET(T1_CHUNK, 0), SET(T1_PPM, VG_PPM) },
+	  -EINVAL },
+	{ "second entry util_ppm above 1000000",
+	  { SET(NTABLE, 2), SET(T0_PPM, 500000), SET(T1_CHUNK, 8192),
+	    SET(T1_PPM, VG_PPM + 1) }, -ERANGE },
+	/* Unsorted tables. */
+	{ "table not sorted by chunk",
+	  { SET(NTABLE, 2), SET(T1_CHUNK, 4096), SET(T1_PPM, VG_PPM) },
+	  -EINVAL },
+	{ "table with equal chunks",
+	  { SET(NTABLE, 2), SET(T1_CHUNK, 5120), SET(T1_PPM, VG_PPM) },
+	  -EINVAL },
+	{ "table not sorted by util_ppm",
+	  { SET(NTABLE, 2), SET(T0_PPM, 500000), SET(T1_CHUNK, 8192),
+	    SET(T1_PPM, 400000) }, -EINVAL },
+	{ "table sorted by both is accepted",
+	  { SET(NTABLE, 2), SET(T0_PPM, 500000), SET(T1_CHUNK, 8192),
+	    SET(T1_PPM, 600000) }, 0 },
+	{ "table with equal util_ppm is accepted",
+	  { SET(NTABLE, 2), SET(T1_CHUNK, 8192), SET(T1_PPM, VG_PPM) }, 0 },
+};
+
+static void ctrl_cfg_desc(const struct ctrl_cfg_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(ctrl_bad_cfg, ctrl_bad_cfg_cases, ctrl_cfg_desc);
+
+static void ctrl_apply(struct vg_ctrl_cfg *cfg, const struct ctrl_set *set)
+{
+	switch (set->field) {
+	case CF_NONE:
+		break;
+	case CF_MAX_RATE:
+		cfg->max_rate = set->val;
+		break;
+	case CF_MAX_OPS:
+		cfg->max_ops = set->val;
+		break;
+	case CF_STEP:
+		cfg->step = set->val;
+		break;
+	case CF_PERIOD:
+		cfg->period_ns = set->val;
+		break;
+	case CF_FLAGS:
+		cfg->flags = set->val;
+		break;
+	case CF_MAX_CHUNK:
+		cfg->max_chunk = set->val;
+		break;
+	case CF_CHUNK_NOLAT:
+		cfg->chunk_nolat = set->val;
+		break;
+	case CF_NTABLE:
+		cfg->ntable = set->val;
+		break;
+	case CF_T0_CHUNK:
+		cfg->table[0].chunk = set->val;
+		break;
+	case CF_T0_PPM:
+		cfg->table[0].util_ppm = set->val;
+		break;
+	case CF_T1_CHUNK:
+		cfg->table[1].chunk = set->val;
+		break;
+	case CF_T1_PPM:
+		cfg->table[1].util_ppm = set->val;
+		break;
+	}
 }
 
 static void ctrl_bad_cfg(struct kunit *test)
 {
+	const struct ctrl_cfg_case *tc = test->param_value;
 	struct vg_ctrl_cfg cfg, ok;
-	struct vg_ctrl c;
+	struct vg_ctrl c, old;
+	int i;
 
 	vg_ctrl_default_cfg(&ok, MAXRATE, MAXOPS, VG_SPLIT_MAX_CHUNK);
-	KUNIT_EXPECT_EQ(test, check(&ok), 0);
-	KUNIT_EXPECT_EQ(test, ok.chunk_nolat, 1U << 20);
-	KUNIT_EXPECT_EQ(test, ok.table[0].chunk, 5120U);
+	cfg = ok;
+	for (i = 0; i < CTRL_MAX_SETS; i++)
+		ctrl_apply(&cfg, &tc->set[i]);
+	KUNIT_EXPECT_EQ(test, vg_ctrl_check_cfg(&cfg), tc->want);
 
-	cfg = ok;
-	cfg.max_rate = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.max_rate = VG_RATE_MAX + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg = ok;
-	cfg.max_ops = VG_RATE_MAX + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg = ok;
-	cfg.step = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.step = MAXRATE + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg = ok;
-	cfg.period_ns = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg = ok;
-	cfg.flags = BIT(5);
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	/* Chunk sizes: 0, and above the device maximum. */
-	cfg = ok;
-	cfg.chunk_nolat = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg = ok;
-	cfg.max_chunk = 4096;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg.max_chunk = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.max_chunk = VG_SPLIT_MAX_CHUNK + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg = ok;
-	cfg.table[0].chunk = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.table[0].chunk = VG_SPLIT_MAX_CHUNK + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg = ok;
-	cfg.table[0].util_ppm = VG_PPM + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -ERANGE);
-	cfg = ok;
-	cfg.ntable = 0;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.ntable = VG_CTRL_MAX_TABLE + 1;
-	KUNIT_EXPECT_EQ(test, check(&cfg), -E2BIG);
-	/* Unsorted tables. */
-	cfg = ok;
-	cfg.ntable = 2;
-	cfg.table[1] = (struct vg_chunk_ent){ .chunk = 4096,
-					      .util_ppm = VG_PPM };
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.table[0].util_ppm = 500000;
-	cfg.table[1] = (struct vg_chunk_ent){ .chunk = 8192,
-					      .util_ppm = 400000 };
-	KUNIT_EXPECT_EQ(test, check(&cfg), -EINVAL);
-	cfg.table[1].util_ppm = 600000;
-	KUNIT_EXPECT_EQ(test, check(&cfg), 0);
+	memset(&c, 0xa5, sizeof(c));
+	memcpy(&old, &c, sizeof(old));
+	KUNIT_EXPECT_EQ(test, vg_ctrl_init(&c, &cfg, 0), tc->want);
+	if (tc->want)
+		KUNIT_EXPECT_EQ(test, memcmp(&c, &old, sizeof(c)), 0);
 
-	cfg.period_ns = 0;
-	KUNIT_EXPECT_EQ(test, vg_ctrl_init(&c, &cfg, 0), -EINVAL);
 	KUNIT_ASSERT_EQ(test, vg_ctrl_init(&c, &ok, 0), 0);
-	KUNIT_EXPECT_EQ(test, vg_ctrl_set_cfg(&c, &cfg), -EINVAL);
-	KUNIT_EXPECT_EQ(test, c.cfg.period_ns, ok.period_ns);
-
-	/* A device whose largest message is below the defaults. */
-	vg_ctrl_default_cfg(&cfg, MAXRATE, 0, 4096);
-	KUNIT_EXPECT_EQ(test, check(&cfg), 0);
-	KUNIT_EXPECT_EQ(test, cfg.chunk_nolat, 4096U);
-	KUNIT_EXPECT_EQ(test, cfg.table[0].chunk, 4096U);
+	memcpy(&old, &c, sizeof(old));
+	KUNIT_EXPECT_EQ(test, vg_ctrl_set_cfg(&c, &cfg), tc->want);
+	if (tc->want)
+		KUNIT_EXPECT_EQ(test, memcmp(&c, &old, sizeof(c)), 0);
 }
 
 static void ctrl_rmin(struct kunit *test)
@@ -310,7 +437,8 @@ static void ctrl_random_bounds(struct kunit *test)
 }
 
 static struct kunit_case vg_ctrl_cases[] = {
-	KUNIT_CASE(ctrl_bad_cfg),
+	KUNIT_CASE_PARAM(ctrl_default_cfg, ctrl_default_cfg_gen_params),
+	KUNIT_CASE_PARAM(ctrl_bad_cfg, ctrl_bad_cfg_gen_params),
 	KUNIT_CASE(ctrl_rmin),
 	KUNIT_CASE(ctrl_aimd),
 	KUNIT_CASE(ctrl_chunk_table),

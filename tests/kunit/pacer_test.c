@@ -77,22 +77,85 @@ static void rate_exact(struct kunit *test)
 			(u64)NSEC_PER_SEC - 1);
 }
 
-static void pacer_bad_input(struct kunit *test)
+/* Pacer configurations vg_pacer_init() must refuse, and their limits. */
+struct pacer_cfg_case {
+	const char *name;
+	struct vg_pacer_cfg cfg;
+	int want;
+};
+
+static const struct pacer_cfg_case pacer_bad_cfg_cases[] = {
+	{ "byte rate above VG_RATE_MAX",
+	  { .byte_rate = VG_RATE_MAX + 1, .op_rate = 10 }, -ERANGE },
+	{ "op rate above VG_RATE_MAX",
+	  { .byte_rate = 1000, .op_rate = VG_RATE_MAX + 1 }, -ERANGE },
+	{ "byte burst above VG_COST_MAX",
+	  { .byte_rate = 1000, .op_rate = 10, .burst_bytes = VG_COST_MAX + 1 },
+	  -ERANGE },
+	{ "op burst above VG_COST_MAX",
+	  { .byte_rate = 1000, .op_rate = 10, .burst_ops = VG_COST_MAX + 1 },
+	  -ERANGE },
+	{ "rates at VG_RATE_MAX, bursts at VG_COST_MAX are accepted",
+	  { .byte_rate = VG_RATE_MAX, .op_rate = VG_RATE_MAX,
+	    .burst_bytes = VG_COST_MAX, .burst_ops = VG_COST_MAX }, 0 },
+	{ "unlimited rates are accepted", { 0 }, 0 },
+};
+
+static void pacer_cfg_desc(const struct pacer_cfg_case *c, char *desc)
 {
-	struct vg_pacer_cfg cfg = { .byte_rate = 1000, .op_rate = 10 };
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pacer_bad_cfg, pacer_bad_cfg_cases, pacer_cfg_desc);
+
+static void pacer_bad_cfg(struct kunit *test)
+{
+	const struct pacer_cfg_case *tc = test->param_value;
 	struct vg_pacer p;
 
-	cfg.byte_rate = VG_RATE_MAX + 1;
-	KUNIT_EXPECT_EQ(test, vg_pacer_init(&p, &cfg, 0), -ERANGE);
-	cfg.byte_rate = 1000;
-	cfg.burst_ops = VG_COST_MAX + 1;
-	KUNIT_EXPECT_EQ(test, vg_pacer_init(&p, &cfg, 0), -ERANGE);
-	cfg.burst_ops = 0;
+	KUNIT_EXPECT_EQ(test, vg_pacer_init(&p, &tc->cfg, 0), tc->want);
+}
+
+/*
+ * Rates vg_pacer_set_rates() must refuse on a pacer of 1000 B/s and
+ * 10 op/s, leaving it unchanged, and the limits it accepts.
+ */
+struct pacer_rates_case {
+	const char *name;
+	u64 byte_rate, op_rate;
+	int want;
+};
+
+static const struct pacer_rates_case pacer_bad_rates_cases[] = {
+	{ "op rate above VG_RATE_MAX", 1, VG_RATE_MAX + 1, -ERANGE },
+	{ "byte rate above VG_RATE_MAX", VG_RATE_MAX + 1, 1, -ERANGE },
+	{ "both rates U64_MAX", U64_MAX, U64_MAX, -ERANGE },
+	{ "both rates at VG_RATE_MAX are accepted", VG_RATE_MAX, VG_RATE_MAX,
+	  0 },
+	{ "unlimited rates are accepted", 0, 0, 0 },
+};
+
+static void pacer_rates_desc(const struct pacer_rates_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pacer_bad_rates, pacer_bad_rates_cases, pacer_rates_desc);
+
+static void pacer_bad_rates(struct kunit *test)
+{
+	const struct pacer_rates_case *tc = test->param_value;
+	const struct vg_pacer_cfg cfg = { .byte_rate = 1000, .op_rate = 10 };
+	struct vg_pacer p, old;
+
+	memset(&p, 0, sizeof(p));
 	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, 0), 0);
-	KUNIT_EXPECT_EQ(test, vg_pacer_set_rates(&p, 1, VG_RATE_MAX + 1),
-			-ERANGE);
-	KUNIT_EXPECT_EQ(test, p.brate.per_sec, 1000ULL);
-	KUNIT_EXPECT_EQ(test, p.orate.per_sec, 10ULL);
+	memcpy(&old, &p, sizeof(old));
+	KUNIT_EXPECT_EQ(test,
+			vg_pacer_set_rates(&p, tc->byte_rate, tc->op_rate),
+			tc->want);
+	if (tc->want)
+		KUNIT_EXPECT_EQ(test, memcmp(&p, &old, sizeof(p)), 0);
 }
 
 /*
@@ -236,7 +299,8 @@ static void pacer_unlimited_and_rate_change(struct kunit *test)
 static struct kunit_case vg_pacer_cases[] = {
 	KUNIT_CASE(token_model),
 	KUNIT_CASE(rate_exact),
-	KUNIT_CASE(pacer_bad_input),
+	KUNIT_CASE_PARAM(pacer_bad_cfg, pacer_bad_cfg_gen_params),
+	KUNIT_CASE_PARAM(pacer_bad_rates, pacer_bad_rates_gen_params),
 	KUNIT_CASE(pacer_long_run),
 	KUNIT_CASE(pacer_burst_bound),
 	KUNIT_CASE(pacer_unlimited_and_rate_change),

@@ -85,99 +85,392 @@ static bool share_ok(u64 part, u64 total, u64 w, u64 sumw, u64 den)
 	return diff * den <= want;
 }
 
-static void sched_bad_input(struct kunit *test)
+/*
+ * vg_sched_init() on bad limits or memory: the error, whether
+ * vg_sched_mem_size() calls the limits invalid (size 0), and a refused
+ * init leaves the scheduler untouched.
+ */
+enum sched_mem {
+	MEM_EXACT,		/* vg_sched_mem_size() bytes */
+	MEM_SHORT,		/* one byte less */
+	MEM_64,			/* 64 bytes */
+	MEM_NULL,		/* no memory */
+};
+
+struct sched_init_case {
+	const char *name;
+	u32 max_tenants, max_qps;
+	enum sched_mem mem;
+	int want;
+};
+
+static const struct sched_init_case sched_bad_init_cases[] = {
+	{ "max_tenants 0", 0, 2, MEM_64, -EINVAL },
+	{ "max_qps 0", 2, 0, MEM_64, -EINVAL },
+	{ "max_tenants above VG_MAX_TENANTS", VG_MAX_TENANTS + 1, 2, MEM_64,
+	  -ERANGE },
+	{ "max_qps above VG_MAX_QPS", 2, VG_MAX_QPS + 1, MEM_64, -ERANGE },
+	{ "64 bytes of memory", 2, 2, MEM_64, -EINVAL },
+	{ "memory one byte short", 2, 2, MEM_SHORT, -EINVAL },
+	{ "no memory", 2, 2, MEM_NULL, -EINVAL },
+	{ "exactly vg_sched_mem_size() is accepted", 2, 2, MEM_EXACT, 0 },
+};
+
+static void sched_init_desc(const struct sched_init_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sched_bad_init, sched_bad_init_cases, sched_init_desc);
+
+static void sched_bad_init(struct kunit *test)
+{
+	const struct sched_init_case *tc = test->param_value;
+	struct vg_sched_cfg cfg = { .max_tenants = tc->max_tenants,
+				    .max_qps = tc->max_qps, .capacity = 1000 };
+	size_t need = vg_sched_mem_size(&cfg), len;
+	struct vg_sched *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct vg_sched *old = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	bool bad_limits = !tc->max_tenants || !tc->max_qps ||
+			  tc->max_tenants > VG_MAX_TENANTS ||
+			  tc->max_qps > VG_MAX_QPS;
+	void *mem;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, old);
+	/* vg_sched_mem_size() is 0 exactly for bad limits. */
+	KUNIT_EXPECT_EQ(test, need == 0, bad_limits);
+	len = tc->mem == MEM_EXACT ? need : tc->mem == MEM_SHORT ? need - 1 :
+	      tc->mem == MEM_64 ? 64 : 0;
+	mem = len ? kunit_kzalloc(test, len, GFP_KERNEL) : NULL;
+	if (len)
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
+	memset(s, 0xa5, sizeof(*s));
+	memcpy(old, s, sizeof(*s));
+	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, len), tc->want);
+	if (tc->want)
+		KUNIT_EXPECT_EQ(test, memcmp(s, old, sizeof(*s)), 0);
+}
+
+/*
+ * Bad calls on a scheduler of two tenant and two QP slots and a
+ * capacity of 1000 B/s. Fixtures (sched_fixture()):
+ *
+ *   FX_EMPTY	no tenant
+ *   FX_BASE	tenant FX_T (latency, weight 1, min_rate 600) with idle QP
+ *		FX_Q; tenant FX_GONE and QP FX_GONE were created and deleted
+ *   FX_FULL	FX_BASE, then a second tenant (min_rate 400) and QP: every
+ *		slot and the whole capacity in use
+ *   FX_ACTIVE	FX_BASE with FX_Q active
+ *   FX_CAPPED	FX_BASE with FX_T capped at 1000 B/s and 10 s of sending
+ *		just charged through vg_sched_send_idle()
+ *
+ * Each row is one call and the error it must return; a rejected call
+ * changes nothing in the scheduler or its memory. Rows expecting 0 are
+ * the accepted neighbours of a limit.
+ */
+#define FX_T		0U
+#define FX_Q		0U
+#define FX_GONE		1U
+#define FX_OUT		2U	/* first handle beyond the slots */
+
+enum sched_fx {
+	FX_EMPTY,
+	FX_BASE,
+	FX_FULL,
+	FX_ACTIVE,
+	FX_CAPPED,
+};
+
+enum sched_op {
+	OP_PICK,
+	OP_TENANT_ADD,
+	OP_TENANT_SET,
+	OP_TENANT_DEL,
+	OP_QP_ADD,		/* @id: the tenant */
+	OP_QP_SET_WEIGHT,
+	OP_QP_DEL,
+	OP_ACTIVATE,
+	OP_DEACTIVATE,
+	OP_CHARGE,
+	OP_SEND_IDLE,
+};
+
+struct sched_call_case {
+	const char *name;
+	enum sched_fx fx;
+	enum sched_op op;
+	u32 id;
+	struct vg_tenant_cfg tc;	/* OP_TENANT_ADD, OP_TENANT_SET */
+	u32 weight;			/* OP_QP_ADD, OP_QP_SET_WEIGHT */
+	int want;
+};
+
+#define TC(w, c, min, max)						\
+	{ .weight = (w), .tclass = VG_CLASS_##c, .min_rate = (min),	\
+	  .max_rate = (max) }
+
+static const struct sched_call_case sched_bad_call_cases[] = {
+	{ "pick with no tenant", FX_EMPTY, OP_PICK, .want = -ENODATA },
+	{ "pick with only idle QPs", FX_BASE, OP_PICK, .want = -ENODATA },
+
+	/* Tenant policies. */
+	{ "add weight 0", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(0, BANDWIDTH, 0, 0), .want = -EINVAL },
+	{ "add weight above VG_WEIGHT_MAX", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(VG_WEIGHT_MAX + 1, BANDWIDTH, 0, 0), .want = -ERANGE },
+	{ "add weight U32_MAX", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(U32_MAX, BANDWIDTH, 0, 0), .want = -ERANGE },
+	{ "add class VG_CLASS_NR", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(1, NR, 0, 0), .want = -EINVAL },
+	{ "add min_rate above max_rate", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(1, LATENCY, 10, 5), .want = -EINVAL },
+	{ "add max_rate above VG_RATE_MAX", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(1, LATENCY, 10, VG_RATE_MAX + 1), .want = -ERANGE },
+	{ "add min_rate above VG_RATE_MAX", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(1, LATENCY, VG_RATE_MAX + 1, 0), .want = -ERANGE },
+	{ "add min_rate above the capacity", FX_EMPTY, OP_TENANT_ADD,
+	  .tc = TC(1, LATENCY, 1001, 0), .want = -EDQUOT },
+	{ "add guarantees summing above the capacity", FX_BASE, OP_TENANT_ADD,
+	  .tc = TC(1, LATENCY, 600, 0), .want = -EDQUOT },
+	{ "add guarantees summing to the capacity is accepted", FX_BASE,
+	  OP_TENANT_ADD, .tc = TC(1, LATENCY, 400, 0) },
+	{ "add beyond max_tenants", FX_FULL, OP_TENANT_ADD,
+	  .tc = TC(1, LATENCY, 0, 0), .want = -ENOSPC },
+	{ "set min_rate above the capacity", FX_BASE, OP_TENANT_SET, FX_T,
+	  .tc = TC(1, LATENCY, 1001, 0), .want = -EDQUOT },
+	{ "set min_rate to the capacity is accepted", FX_BASE, OP_TENANT_SET,
+	  FX_T, .tc = TC(1, LATENCY, 1000, 0) },
+	{ "set guarantees summing above the capacity", FX_FULL, OP_TENANT_SET,
+	  FX_T, .tc = TC(1, LATENCY, 601, 0), .want = -EDQUOT },
+	{ "set weight 0", FX_BASE, OP_TENANT_SET, FX_T,
+	  .tc = TC(0, LATENCY, 1000, 0), .want = -EINVAL },
+	{ "set weight above VG_WEIGHT_MAX", FX_BASE, OP_TENANT_SET, FX_T,
+	  .tc = TC(VG_WEIGHT_MAX + 1, LATENCY, 0, 0), .want = -ERANGE },
+	{ "set class VG_CLASS_NR", FX_BASE, OP_TENANT_SET, FX_T,
+	  .tc = TC(1, NR, 0, 0), .want = -EINVAL },
+	{ "set min_rate above max_rate", FX_BASE, OP_TENANT_SET, FX_T,
+	  .tc = TC(1, LATENCY, 600, 599), .want = -EINVAL },
+	{ "set max_rate above VG_RATE_MAX", FX_BASE, OP_TENANT_SET, FX_T,
+	  .tc = TC(1, LATENCY, 0, VG_RATE_MAX + 1), .want = -ERANGE },
+	{ "set a deleted tenant", FX_BASE, OP_TENANT_SET, FX_GONE,
+	  .tc = TC(1, LATENCY, 0, 0), .want = -ENOENT },
+	{ "set a tenant beyond max_tenants", FX_BASE, OP_TENANT_SET, FX_OUT,
+	  .tc = TC(1, LATENCY, 0, 0), .want = -ENOENT },
+	{ "set tenant U32_MAX", FX_BASE, OP_TENANT_SET, U32_MAX,
+	  .tc = TC(1, LATENCY, 0, 0), .want = -ENOENT },
+
+	/* Tenant handles. */
+	{ "delete a deleted tenant", FX_BASE, OP_TENANT_DEL, FX_GONE,
+	  .want = -ENOENT },
+	{ "delete a tenant beyond max_tenants", FX_BASE, OP_TENANT_DEL, FX_OUT,
+	  .want = -ENOENT },
+	{ "delete tenant U32_MAX", FX_BASE, OP_TENANT_DEL, U32_MAX,
+	  .want = -ENOENT },
+	{ "delete a tenant with a QP", FX_BASE, OP_TENANT_DEL, FX_T,
+	  .want = -EBUSY },
+
+	/* QPs. */
+	{ "add a QP to a deleted tenant", FX_BASE, OP_QP_ADD, FX_GONE,
+	  .weight = 1, .want = -ENOENT },
+	{ "add a QP to a tenant beyond max_tenants", FX_BASE, OP_QP_ADD,
+	  FX_OUT, .weight = 1, .want = -ENOENT },
+	{ "add a QP to tenant U32_MAX", FX_BASE, OP_QP_ADD, U32_MAX,
+	  .weight = 1, .want = -ENOENT },
+	{ "add a QP of weight 0", FX_BASE, OP_QP_ADD, FX_T, .weight = 0,
+	  .want = -EINVAL },
+	{ "add a QP of weight above VG_WEIGHT_MAX", FX_BASE, OP_QP_ADD, FX_T,
+	  .weight = VG_WEIGHT_MAX + 1, .want = -ERANGE },
+	{ "add a QP of weight VG_WEIGHT_MAX is accepted", FX_BASE, OP_QP_ADD,
+	  FX_T, .weight = VG_WEIGHT_MAX },
+	{ "add a QP beyond max_qps", FX_FULL, OP_QP_ADD, FX_T, .weight = 1,
+	  .want = -ENOSPC },
+	{ "set QP weight 0", FX_BASE, OP_QP_SET_WEIGHT, FX_Q, .weight = 0,
+	  .want = -EINVAL },
+	{ "set QP weight above VG_WEIGHT_MAX", FX_BASE, OP_QP_SET_WEIGHT,
+	  FX_Q, .weight = VG_WEIGHT_MAX + 1, .want = -ERANGE },
+	{ "set the weight of a deleted QP", FX_BASE, OP_QP_SET_WEIGHT,
+	  FX_GONE, .weight = 1, .want = -ENOENT },
+	{ "set the weight of QP 7", FX_BASE, OP_QP_SET_WEIGHT, 7,
+	  .weight = 1, .want = -ENOENT },
+	{ "set the weight of QP U32_MAX", FX_BASE, OP_QP_SET_WEIGHT, U32_MAX,
+	  .weight = 1, .want = -ENOENT },
+	{ "delete a deleted QP", FX_BASE, OP_QP_DEL, FX_GONE,
+	  .want = -ENOENT },
+	{ "delete a QP beyond max_qps", FX_BASE, OP_QP_DEL, FX_OUT,
+	  .want = -ENOENT },
+	{ "delete QP U32_MAX", FX_BASE, OP_QP_DEL, U32_MAX, .want = -ENOENT },
+
+	/* The hot path. */
+	{ "activate QP 7", FX_BASE, OP_ACTIVATE, 7, .want = -ENOENT },
+	{ "activate a deleted QP", FX_BASE, OP_ACTIVATE, FX_GONE,
+	  .want = -ENOENT },
+	{ "activate QP U32_MAX", FX_BASE, OP_ACTIVATE, U32_MAX,
+	  .want = -ENOENT },
+	{ "deactivate QP U32_MAX", FX_BASE, OP_DEACTIVATE, U32_MAX,
+	  .want = -ENOENT },
+	{ "deactivate a deleted QP", FX_BASE, OP_DEACTIVATE, FX_GONE,
+	  .want = -ENOENT },
+	{ "charge an idle QP", FX_BASE, OP_CHARGE, FX_Q, .want = -EINVAL },
+	{ "charge QP 9", FX_BASE, OP_CHARGE, 9, .want = -ENOENT },
+	{ "charge a deleted QP", FX_BASE, OP_CHARGE, FX_GONE,
+	  .want = -ENOENT },
+	{ "charge QP U32_MAX", FX_BASE, OP_CHARGE, U32_MAX, .want = -ENOENT },
+	{ "charge QP U32_MAX while a QP is active", FX_ACTIVE, OP_CHARGE,
+	  U32_MAX, .want = -ENOENT },
+	{ "send idle on a deleted QP", FX_BASE, OP_SEND_IDLE, FX_GONE,
+	  .want = -ENOENT },
+	{ "send idle on QP U32_MAX", FX_BASE, OP_SEND_IDLE, U32_MAX,
+	  .want = -ENOENT },
+	{ "send idle while a QP is active", FX_ACTIVE, OP_SEND_IDLE, FX_Q,
+	  .want = -EBUSY },
+	{ "send idle while the tenant is capped", FX_CAPPED, OP_SEND_IDLE,
+	  FX_Q, .want = -EAGAIN },
+};
+
+static void sched_call_desc(const struct sched_call_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sched_bad_call, sched_bad_call_cases, sched_call_desc);
+
+struct sched_fixture {
+	struct vg_sched *s;
+	void *mem;
+	size_t len;
+};
+
+static struct sched_fixture sched_fixture(struct kunit *test,
+					  enum sched_fx fx)
 {
 	struct vg_sched_cfg cfg = { .max_tenants = 2, .max_qps = 2,
 				    .capacity = 1000 };
-	struct vg_tenant_cfg tc = { .weight = 1 };
-	struct vg_sched *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	u32 id, t, qp, q2;
+	struct vg_tenant_cfg tc = { .weight = 1, .tclass = VG_CLASS_LATENCY,
+				    .min_rate = 600 };
+	struct sched_fixture f = { .len = vg_sched_mem_size(&cfg) };
+	u32 id;
+
+	f.s = kunit_kzalloc(test, sizeof(*f.s), GFP_KERNEL);
+	f.mem = kunit_kzalloc(test, f.len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f.s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f.mem);
+	KUNIT_ASSERT_EQ(test, vg_sched_init(f.s, &cfg, f.mem, f.len), 0);
+	if (fx == FX_EMPTY)
+		return f;
+
+	KUNIT_ASSERT_EQ(test, tenant_new(test, f.s, 1, 0, 0), FX_GONE - 1);
+	KUNIT_ASSERT_EQ(test, tenant_new(test, f.s, 1, 0, 0), FX_GONE);
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_del(f.s, FX_GONE), 0);
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_del(f.s, FX_T), 0);
+	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(f.s, &tc, &id), 0);
+	KUNIT_ASSERT_EQ(test, id, FX_T);
+	KUNIT_ASSERT_EQ(test, qp_new(test, f.s, FX_T, 1), FX_Q);
+	KUNIT_ASSERT_EQ(test, qp_new(test, f.s, FX_T, 1), FX_GONE);
+	KUNIT_ASSERT_EQ(test, vg_sched_qp_del(f.s, FX_GONE), 0);
+
+	switch (fx) {
+	case FX_FULL:
+		tc.min_rate = 400;
+		KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(f.s, &tc, &id), 0);
+		qp_new(test, f.s, FX_T, 1);
+		break;
+	case FX_ACTIVE:
+		KUNIT_ASSERT_EQ(test, vg_sched_activate(f.s, FX_Q, 0), 0);
+		break;
+	case FX_CAPPED:
+		tc.max_rate = 1000;
+		KUNIT_ASSERT_EQ(test, vg_sched_tenant_set(f.s, FX_T, &tc, 0),
+				0);
+		KUNIT_ASSERT_EQ(test, vg_sched_send_idle(f.s, FX_Q, 10000, 0),
+				0);
+		break;
+	default:
+		break;
+	}
+	return f;
+}
+
+static int sched_call(struct vg_sched *s, const struct sched_call_case *tc)
+{
 	u64 next;
-	char mem[64];
+	u32 id;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	cfg.max_tenants = 0;
-	KUNIT_EXPECT_EQ(test, vg_sched_mem_size(&cfg), (size_t)0);
-	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -EINVAL);
-	cfg.max_tenants = VG_MAX_TENANTS + 1;
-	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -ERANGE);
-	cfg.max_tenants = 2;
-	cfg.max_qps = VG_MAX_QPS + 1;
-	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -ERANGE);
-	cfg.max_qps = 2;
-	KUNIT_EXPECT_EQ(test, vg_sched_init(s, &cfg, mem, sizeof(mem)), -EINVAL);
+	switch (tc->op) {
+	case OP_PICK:
+		return vg_sched_pick(s, 0, &id, &next);
+	case OP_TENANT_ADD:
+		return vg_sched_tenant_add(s, &tc->tc, &id);
+	case OP_TENANT_SET:
+		return vg_sched_tenant_set(s, tc->id, &tc->tc, 0);
+	case OP_TENANT_DEL:
+		return vg_sched_tenant_del(s, tc->id);
+	case OP_QP_ADD:
+		return vg_sched_qp_add(s, tc->id, tc->weight, &id);
+	case OP_QP_SET_WEIGHT:
+		return vg_sched_qp_set_weight(s, tc->id, tc->weight);
+	case OP_QP_DEL:
+		return vg_sched_qp_del(s, tc->id);
+	case OP_ACTIVATE:
+		return vg_sched_activate(s, tc->id, 0);
+	case OP_DEACTIVATE:
+		return vg_sched_deactivate(s, tc->id);
+	case OP_CHARGE:
+		return vg_sched_charge(s, tc->id, 1, 0, false);
+	case OP_SEND_IDLE:
+		return vg_sched_send_idle(s, tc->id, 1, 0);
+	}
+	return -EOPNOTSUPP;
+}
 
-	s = sched_new_cfg(test, &cfg);
-	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &qp, &next), -ENODATA);
+static void sched_bad_call(struct kunit *test)
+{
+	const struct sched_call_case *tc = test->param_value;
+	struct sched_fixture f = sched_fixture(test, tc->fx);
+	struct vg_sched *old = kunit_kzalloc(test, sizeof(*old), GFP_KERNEL);
+	void *old_mem = kunit_kzalloc(test, f.len, GFP_KERNEL);
 
-	tc.weight = 0;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EINVAL);
-	tc.weight = VG_WEIGHT_MAX + 1;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ERANGE);
-	tc.weight = U32_MAX;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ERANGE);
-	tc.weight = 1;
-	tc.tclass = VG_CLASS_NR;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EINVAL);
-	tc.tclass = VG_CLASS_LATENCY;
-	tc.min_rate = 10;
-	tc.max_rate = 5;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EINVAL);
-	tc.max_rate = VG_RATE_MAX + 1;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ERANGE);
-	tc.max_rate = 0;
-	tc.min_rate = 1001;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EDQUOT);
-	tc.min_rate = 600;
-	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(s, &tc, &t), 0);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -EDQUOT);
-	tc.min_rate = 400;
-	KUNIT_ASSERT_EQ(test, vg_sched_tenant_add(s, &tc, &id), 0);
-	tc.min_rate = 0;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_add(s, &tc, &id), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, id), 0);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, id), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, 2), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, U32_MAX), -ENOENT);
-	/* Raising the guarantee past capacity fails and changes nothing. */
-	tc.min_rate = 1001;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, t, &tc, 0), -EDQUOT);
-	KUNIT_EXPECT_EQ(test, s->text[t].min_rate.per_sec, 600ULL);
-	tc.min_rate = 1000;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, t, &tc, 0), 0);
-	tc.weight = 0;
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, t, &tc, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_set(s, 1, &tc, 0), -ENOENT);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, old);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, old_mem);
+	memcpy(old, f.s, sizeof(*old));
+	memcpy(old_mem, f.mem, f.len);
+	KUNIT_EXPECT_EQ(test, sched_call(f.s, tc), tc->want);
+	if (tc->want) {
+		KUNIT_EXPECT_EQ(test, memcmp(f.s, old, sizeof(*old)), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(f.mem, old_mem, f.len), 0);
+	}
+}
 
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, 1, 1, &qp), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, t, 0, &qp), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, t, VG_WEIGHT_MAX + 1, &qp),
-			-ERANGE);
-	KUNIT_ASSERT_EQ(test, vg_sched_qp_add(s, t, VG_WEIGHT_MAX, &qp), 0);
-	KUNIT_ASSERT_EQ(test, vg_sched_qp_add(s, t, 1, &q2), 0);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_add(s, t, 1, &id), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_set_weight(s, qp, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_set_weight(s, qp, 10001), -ERANGE);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_set_weight(s, 7, 1), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, t), -EBUSY);
-	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, 7, 0), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_deactivate(s, U32_MAX), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, 1, 0, true), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, 9, 1, 0, true), -ENOENT);
+/* Activation is idempotent, and a huge cost is clamped, not overflowed. */
+static void sched_charge_clamped(struct kunit *test)
+{
+	struct sched_fixture f = sched_fixture(test, FX_BASE);
+	struct vg_sched *s = f.s;
+	u64 next;
+	u32 id;
 
-	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, qp, 0), 0);
-	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, qp, 0), 0);
-	KUNIT_EXPECT_EQ(test, s->tenants[t].nactive, 1U);
+	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, FX_Q, 0), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, FX_Q, 0), 0);
+	KUNIT_EXPECT_EQ(test, s->tenants[FX_T].nactive, 1U);
 	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &id, &next), 0);
-	KUNIT_EXPECT_EQ(test, id, qp);
-	/* A huge cost is clamped, not overflowed. */
-	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, U64_MAX, 0, false), 0);
-	KUNIT_EXPECT_EQ(test, served(s, t), VG_CHARGE_MAX);
+	KUNIT_EXPECT_EQ(test, id, FX_Q);
+	KUNIT_EXPECT_EQ(test, vg_sched_charge(s, FX_Q, U64_MAX, 0, false), 0);
+	KUNIT_EXPECT_EQ(test, served(s, FX_T), VG_CHARGE_MAX);
 	KUNIT_EXPECT_EQ(test, vg_sched_pick(s, 0, &id, &next), -ENODATA);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, qp), 0);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, qp), -ENOENT);
-	KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, q2), 0);
-	KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, t), 0);
+}
+
+/* Deleting every QP and tenant leaves nothing behind. */
+static void sched_teardown(struct kunit *test)
+{
+	struct sched_fixture f = sched_fixture(test, FX_FULL);
+	struct vg_sched *s = f.s;
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, vg_sched_activate(s, FX_Q, 0), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vg_sched_qp_del(s, i), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, vg_sched_tenant_del(s, i), 0);
 	KUNIT_EXPECT_EQ(test, s->guaranteed, 0ULL);
 	KUNIT_EXPECT_EQ(test, s->ntenants, 0U);
 	KUNIT_EXPECT_EQ(test, s->nqps, 0U);
@@ -933,7 +1226,10 @@ static void sched_class_weights(struct kunit *test)
 }
 
 static struct kunit_case vg_sched_cases[] = {
-	KUNIT_CASE(sched_bad_input),
+	KUNIT_CASE_PARAM(sched_bad_init, sched_bad_init_gen_params),
+	KUNIT_CASE_PARAM(sched_bad_call, sched_bad_call_gen_params),
+	KUNIT_CASE(sched_charge_clamped),
+	KUNIT_CASE(sched_teardown),
 	KUNIT_CASE(sched_limits),
 	KUNIT_CASE(sched_shares_random),
 	KUNIT_CASE(sched_qp_weights),

@@ -23,71 +23,163 @@ static struct vg_wr mkwr(u8 opcode, const struct vg_sge *sg, u32 n)
 	return wr;
 }
 
-static int init_err(const struct vg_wr *wr, u32 chunk)
-{
-	struct vg_split sp;
+/*
+ * vg_split_init() on bad WRs: each row is one WR and chunk size, and the
+ * error it must get. A rejected WR leaves the iterator untouched (nothing
+ * is produced). Rows expecting 0 are the accepted neighbours of a limit.
+ */
+struct split_bad_case {
+	const char *name;
+	u8 opcode;
+	u8 flags;
+	u32 nsge;
+	const struct vg_sge *sg;	/* NULL: @nsge SGEs of @len bytes */
+	u32 len;			/* 0: 4096 */
+	bool no_list;			/* sg_list NULL */
+	u64 remote_addr;		/* 0: mkwr()'s */
+	u32 chunk;
+	int want;
+};
 
-	return vg_split_init(&sp, wr, chunk);
+static const struct vg_sge split_sg_2g_1[] = {
+	{ .addr = 0x1000, .length = BIT(31) }, { .addr = 0x1000, .length = 1 },
+};
+
+static const struct vg_sge split_sg_2g_0[] = {
+	{ .addr = 0x1000, .length = BIT(31) }, { .addr = 0x1000, .length = 0 },
+};
+
+static const struct vg_sge split_sg_u32_1[] = {
+	{ .addr = 0x1000, .length = U32_MAX }, { .addr = 0x1000, .length = 1 },
+};
+
+static const struct vg_sge split_sg_to_end[] = {
+	{ .addr = U64_MAX - 99, .length = 100 },
+};
+
+static const struct vg_sge split_sg_past_end[] = {
+	{ .addr = U64_MAX - 99, .length = 101 },
+};
+
+static const struct vg_sge split_sg_second_wraps[] = {
+	{ .addr = 0, .length = 100 }, { .addr = U64_MAX, .length = 2 },
+};
+
+static const struct vg_sge split_sg_empty_at_end[] = {
+	{ .addr = U64_MAX, .length = 0 },
+};
+
+static const struct split_bad_case split_bad_cases[] = {
+	/* Chunk size. */
+	{ "chunk size 0", .opcode = VG_OP_WRITE, .nsge = 1, .chunk = 0,
+	  .want = -EINVAL },
+	{ "chunk size above VG_SPLIT_MAX_CHUNK", .opcode = VG_OP_WRITE,
+	  .nsge = 1, .chunk = VG_SPLIT_MAX_CHUNK + 1, .want = -ERANGE },
+	{ "chunk size U32_MAX", .opcode = VG_OP_WRITE, .nsge = 1,
+	  .chunk = U32_MAX, .want = -ERANGE },
+	{ "chunk size VG_SPLIT_MAX_CHUNK is accepted", .opcode = VG_OP_WRITE,
+	  .nsge = 1, .chunk = VG_SPLIT_MAX_CHUNK },
+	{ "chunk size 1 is accepted", .opcode = VG_OP_WRITE, .nsge = 1,
+	  .chunk = 1 },
+	/* Opcode and flags. */
+	{ "opcode VG_OP_NR", .opcode = VG_OP_NR, .nsge = 1, .chunk = 4096,
+	  .want = -EINVAL },
+	{ "opcode 255", .opcode = 255, .nsge = 1, .chunk = 4096,
+	  .want = -EINVAL },
+	{ "unknown flag BIT(7)", .opcode = VG_OP_WRITE, .flags = BIT(7),
+	  .nsge = 1, .chunk = 4096, .want = -EINVAL },
+	{ "every unknown flag", .opcode = VG_OP_WRITE,
+	  .flags = (u8)~VG_WR_FLAGS_ALL, .nsge = 1, .chunk = 4096,
+	  .want = -EINVAL },
+	/* SGE list. */
+	{ "VG_MAX_SGE + 1 SGEs", .opcode = VG_OP_WRITE, .nsge = VG_MAX_SGE + 1,
+	  .chunk = 4096, .want = -E2BIG },
+	{ "VG_MAX_SGE SGEs are accepted", .opcode = VG_OP_WRITE,
+	  .nsge = VG_MAX_SGE, .chunk = 4096 },
+	{ "NULL SGE list with one SGE", .opcode = VG_OP_WRITE, .nsge = 1,
+	  .no_list = true, .chunk = 4096, .want = -EINVAL },
+	{ "NULL SGE list without SGEs is accepted", .opcode = VG_OP_WRITE,
+	  .nsge = 0, .no_list = true, .chunk = 4096 },
+	/* Message size. */
+	{ "VG_MAX_SGE SGEs of U32_MAX bytes (sum wraps 32 bits)",
+	  .opcode = VG_OP_WRITE, .nsge = VG_MAX_SGE, .len = U32_MAX,
+	  .chunk = 4096, .want = -EMSGSIZE },
+	{ "2^32 bytes in two SGEs", .opcode = VG_OP_WRITE,
+	  .sg = split_sg_u32_1, .nsge = 2, .chunk = 4096, .want = -EMSGSIZE },
+	{ "SEND of 2^31 + 1 bytes", .opcode = VG_OP_SEND,
+	  .sg = split_sg_2g_1, .nsge = 2, .chunk = 4096, .want = -EMSGSIZE },
+	{ "SEND of 2^31 bytes is accepted", .opcode = VG_OP_SEND,
+	  .sg = split_sg_2g_0, .nsge = 2, .chunk = 4096 },
+	/* Address wrap-around. */
+	{ "SGE ending at 2^64 is accepted", .opcode = VG_OP_WRITE,
+	  .sg = split_sg_to_end, .nsge = 1, .chunk = 64 },
+	{ "SGE past 2^64", .opcode = VG_OP_WRITE,
+	  .sg = split_sg_past_end, .nsge = 1, .chunk = 64, .want = -EOVERFLOW },
+	{ "SGE past 2^64 on a SEND", .opcode = VG_OP_SEND,
+	  .sg = split_sg_past_end, .nsge = 1, .chunk = 4096,
+	  .want = -EOVERFLOW },
+	{ "second SGE past 2^64", .opcode = VG_OP_WRITE,
+	  .sg = split_sg_second_wraps, .nsge = 2, .chunk = 4096,
+	  .want = -EOVERFLOW },
+	{ "empty SGE at U64_MAX is accepted", .opcode = VG_OP_WRITE,
+	  .sg = split_sg_empty_at_end, .nsge = 1, .chunk = 4096 },
+	{ "WRITE remote range past 2^64", .opcode = VG_OP_WRITE, .nsge = 1,
+	  .len = 100, .remote_addr = U64_MAX - 98, .chunk = 64,
+	  .want = -EOVERFLOW },
+	{ "READ remote range past 2^64", .opcode = VG_OP_READ, .nsge = 1,
+	  .len = 100, .remote_addr = U64_MAX - 98, .chunk = 64,
+	  .want = -EOVERFLOW },
+	{ "WRITE_WITH_IMM remote range past 2^64", .opcode = VG_OP_WRITE_IMM,
+	  .nsge = 1, .len = 100, .remote_addr = U64_MAX - 98, .chunk = 4096,
+	  .want = -EOVERFLOW },
+	{ "READ_WITH_INV remote range past 2^64", .opcode = VG_OP_READ_INV,
+	  .nsge = 1, .len = 100, .remote_addr = U64_MAX - 98, .chunk = 4096,
+	  .want = -EOVERFLOW },
+	{ "inline WRITE remote range past 2^64", .opcode = VG_OP_WRITE,
+	  .flags = VG_WR_INLINE, .nsge = 1, .len = 100,
+	  .remote_addr = U64_MAX - 98, .chunk = 4096, .want = -EOVERFLOW },
+	{ "WRITE remote range ending at 2^64 is accepted",
+	  .opcode = VG_OP_WRITE, .nsge = 1, .len = 100,
+	  .remote_addr = U64_MAX - 99, .chunk = 4096 },
+	/* SEND has no remote range; the address is not looked at. */
+	{ "SEND remote address past 2^64 is accepted", .opcode = VG_OP_SEND,
+	  .nsge = 1, .len = 100, .remote_addr = U64_MAX - 98, .chunk = 64 },
+};
+
+static void split_bad_desc(const struct split_bad_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
 }
+
+KUNIT_ARRAY_PARAM(split_bad_input, split_bad_cases, split_bad_desc);
 
 static void split_bad_input(struct kunit *test)
 {
-	struct vg_sge *sg = kunit_kcalloc(test, VG_MAX_SGE + 1, sizeof(*sg),
-					  GFP_KERNEL);
+	const struct split_bad_case *tc = test->param_value;
+	struct vg_split sp, old;
+	const struct vg_sge *list = tc->sg;
+	struct vg_sge *sg;
 	struct vg_wr wr;
 	u32 i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
-	for (i = 0; i < VG_MAX_SGE + 1; i++)
-		sg[i] = (struct vg_sge){ .addr = 0x1000, .length = 4096 };
+	if (!list && !tc->no_list) {
+		sg = kunit_kcalloc(test, tc->nsge, sizeof(*sg), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sg);
+		for (i = 0; i < tc->nsge; i++)
+			sg[i] = (struct vg_sge){ .addr = 0x1000,
+						 .length = tc->len ?: 4096 };
+		list = sg;
+	}
+	wr = mkwr(tc->opcode, list, tc->nsge);
+	wr.flags = tc->flags;
+	if (tc->remote_addr)
+		wr.remote_addr = tc->remote_addr;
 
-	wr = mkwr(VG_OP_WRITE, sg, 1);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, VG_SPLIT_MAX_CHUNK + 1), -ERANGE);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, U32_MAX), -ERANGE);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, VG_SPLIT_MAX_CHUNK), 0);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 1), 0);
-
-	wr.opcode = VG_OP_NR;
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EINVAL);
-	wr.opcode = VG_OP_WRITE;
-	wr.flags = BIT(7);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EINVAL);
-	wr.flags = 0;
-
-	wr = mkwr(VG_OP_WRITE, sg, VG_MAX_SGE + 1);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -E2BIG);
-	wr = mkwr(VG_OP_WRITE, sg, VG_MAX_SGE);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), 0);
-	wr = mkwr(VG_OP_WRITE, NULL, 1);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EINVAL);
-
-	/* Lengths whose sum wraps 32 bits, or exceeds 2^31. */
-	for (i = 0; i < VG_MAX_SGE; i++)
-		sg[i].length = U32_MAX;
-	wr = mkwr(VG_OP_WRITE, sg, VG_MAX_SGE);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EMSGSIZE);
-	sg[0].length = BIT(31);
-	sg[1].length = 1;
-	wr = mkwr(VG_OP_SEND, sg, 2);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), -EMSGSIZE);
-	sg[1].length = 0;
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 4096), 0);
-
-	/* Local and remote address wrap-around. */
-	sg[0] = (struct vg_sge){ .addr = U64_MAX - 99, .length = 100 };
-	wr = mkwr(VG_OP_WRITE, sg, 1);
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), 0);	/* ends at 2^64 */
-	sg[0].length = 101;
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), -EOVERFLOW);
-	sg[0] = (struct vg_sge){ .addr = 0, .length = 100 };
-	wr.remote_addr = U64_MAX - 98;
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), -EOVERFLOW);
-	wr.opcode = VG_OP_READ;
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), -EOVERFLOW);
-	/* SEND has no remote range; the address is not looked at. */
-	wr.opcode = VG_OP_SEND;
-	KUNIT_EXPECT_EQ(test, init_err(&wr, 64), 0);
+	memset(&sp, 0xa5, sizeof(sp));
+	memcpy(&old, &sp, sizeof(old));
+	KUNIT_EXPECT_EQ(test, vg_split_init(&sp, &wr, tc->chunk), tc->want);
+	if (tc->want)
+		KUNIT_EXPECT_EQ(test, memcmp(&sp, &old, sizeof(sp)), 0);
 }
 
 /* Opcodes and flags that are never split come out whole. */
@@ -556,7 +648,7 @@ static void split_sges(struct kunit *test)
 }
 
 static struct kunit_case vg_split_cases[] = {
-	KUNIT_CASE(split_bad_input),
+	KUNIT_CASE_PARAM(split_bad_input, split_bad_input_gen_params),
 	KUNIT_CASE(split_never),
 	KUNIT_CASE(split_zero_length),
 	KUNIT_CASE(split_write_imm),

@@ -28,29 +28,98 @@ static bool within_accuracy(u64 got, u64 want)
 	return diff <= want >> (VG_WIN_SUB_BITS + 1);
 }
 
-static void window_bad_input(struct kunit *test)
+/*
+ * Capacities vg_window_size() and vg_window_init() refuse: the size is 0
+ * and init fails with -EINVAL, leaving an existing window untouched.
+ */
+struct window_cap_case {
+	const char *name;
+	u32 cap;
+};
+
+static const struct window_cap_case window_bad_cap_cases[] = {
+	{ "capacity 0", 0 },
+	{ "capacity VG_WIN_MAX_CAP + 1", VG_WIN_MAX_CAP + 1 },
+	{ "capacity U32_MAX", U32_MAX },
+};
+
+static void window_cap_desc(const struct window_cap_case *c, char *desc)
 {
-	u32 ppm_unsorted[2] = { 990000, 500000 };
-	struct vg_window *w;
-	u64 out[2];
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
 
-	KUNIT_EXPECT_EQ(test, vg_window_size(0), (size_t)0);
-	KUNIT_EXPECT_EQ(test, vg_window_size(VG_WIN_MAX_CAP + 1), (size_t)0);
+KUNIT_ARRAY_PARAM(window_bad_cap, window_bad_cap_cases, window_cap_desc);
 
-	w = window_new(test, 16);
-	KUNIT_EXPECT_EQ(test, vg_window_init(w, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_window_init(w, VG_WIN_MAX_CAP + 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, w->cap, 16U);
+static void window_bad_cap(struct kunit *test)
+{
+	const struct window_cap_case *tc = test->param_value;
+	struct vg_window *w = window_new(test, 16);
+	size_t sz = vg_window_size(16);
+	struct vg_window *old = kunit_kzalloc(test, sz, GFP_KERNEL);
 
-	KUNIT_EXPECT_EQ(test, vg_window_quantile(w, 990000, out), -ENODATA);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, old);
 	vg_window_insert(w, 5);
-	KUNIT_EXPECT_EQ(test, vg_window_quantile(w, VG_PPM + 1, out), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_window_quantiles(w, ppm_unsorted, out, 2),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vg_window_quantile(w, VG_PPM, out), 0);
-	KUNIT_EXPECT_EQ(test, out[0], 5ULL);
-	KUNIT_EXPECT_EQ(test, vg_window_quantile(w, 0, out), 0);
-	KUNIT_EXPECT_EQ(test, out[0], 5ULL);
+	memcpy(old, w, sz);
+	KUNIT_EXPECT_EQ(test, vg_window_size(tc->cap), (size_t)0);
+	KUNIT_EXPECT_EQ(test, vg_window_init(w, tc->cap), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memcmp(w, old, sz), 0);
+}
+
+/*
+ * vg_window_quantiles() on a window of @nsamples samples of 5 ns: the
+ * error it returns, or 0 and @want_out in every result. A failed call
+ * writes no result.
+ */
+struct window_quantile_case {
+	const char *name;
+	u32 nsamples;
+	u32 ppm[3];
+	unsigned int n;
+	int want;
+	u64 want_out;
+};
+
+static const struct window_quantile_case window_quantile_cases[] = {
+	{ "empty window", 0, { 990000 }, 1, -ENODATA },
+	{ "empty window, no quantiles", 0, { 0 }, 0, -ENODATA },
+	{ "quantile VG_PPM + 1", 1, { VG_PPM + 1 }, 1, -EINVAL },
+	{ "quantile U32_MAX", 1, { U32_MAX }, 1, -EINVAL },
+	{ "quantiles unsorted", 1, { 990000, 500000 }, 2, -EINVAL },
+	{ "last quantile unsorted", 1, { 0, 990000, 500000 }, 3, -EINVAL },
+	{ "last quantile above VG_PPM", 1, { 0, VG_PPM, VG_PPM + 1 }, 3,
+	  -EINVAL },
+	{ "quantile VG_PPM is the largest sample", 1, { VG_PPM }, 1, 0, 5 },
+	{ "quantile 0 is the smallest sample", 1, { 0 }, 1, 0, 5 },
+	{ "equal quantiles are sorted", 1, { 500000, 500000 }, 2, 0, 5 },
+};
+
+static void window_quantile_desc(const struct window_quantile_case *c,
+				 char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(window_bad_quantile, window_quantile_cases,
+		  window_quantile_desc);
+
+static void window_bad_quantile(struct kunit *test)
+{
+	const struct window_quantile_case *tc = test->param_value;
+	struct vg_window *w = window_new(test, 16);
+	u64 out[ARRAY_SIZE(tc->ppm)];
+	unsigned int i;
+
+	for (i = 0; i < tc->nsamples; i++)
+		vg_window_insert(w, 5);
+	for (i = 0; i < ARRAY_SIZE(out); i++)
+		out[i] = U64_MAX;
+	KUNIT_ASSERT_EQ(test, vg_window_quantiles(w, tc->ppm, out, tc->n),
+			tc->want);
+	for (i = 0; i < ARRAY_SIZE(out); i++)
+		KUNIT_EXPECT_EQ_MSG(test, out[i],
+				    !tc->want && i < tc->n ? tc->want_out :
+							     U64_MAX,
+				    "result %u", i);
 }
 
 /* Buckets tile the u64 range in order and every value is within accuracy. */
@@ -228,7 +297,9 @@ static void window_random_vs_sort(struct kunit *test)
 }
 
 static struct kunit_case vg_window_cases[] = {
-	KUNIT_CASE(window_bad_input),
+	KUNIT_CASE_PARAM(window_bad_cap, window_bad_cap_gen_params),
+	KUNIT_CASE_PARAM(window_bad_quantile,
+			 window_bad_quantile_gen_params),
 	KUNIT_CASE(window_buckets),
 	KUNIT_CASE(window_exact_small),
 	KUNIT_CASE(window_slides),
