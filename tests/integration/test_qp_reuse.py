@@ -59,7 +59,8 @@ def test_reset_and_reuse(guest):
     the CQ or verbsgate's queue, so that completions from
     before the reset arrive among the new ones. verbsgate must not let
     them retire or fail anything of the reused QP, nor keep the error,
-    the ring or the splitting state across the reset (kmod/datapath/sendq.c)."""
+    the ring or the splitting state across the reset (kmod/datapath/
+    sendq_drain.c)."""
     g = guest
     params = "len=262144 sq=16 resets=2"
     ok, log = run_pair(g, params)
@@ -97,7 +98,7 @@ def test_create_when_driver_refuses_headroom(guest):
     real limit below its max_qp_wr, as mlx5's depends on the WQE size)
     still creates the owner's QP: verbsgate tries again with the owner's
     own sizes, and the ring then has the send queue's entries (kmod/
-    sendq.c). vg_sqcap makes rxe refuse send queues above what vg_rcpair
+    datapath/sendq.c). vg_sqcap makes rxe refuse send queues above what vg_rcpair
     asks for, 16 and 4 WRs (a ring of 4: two chunks per signal). The QPs are
     created, still shaped (their WRITEs are split) and move checked data,
     through a reset too."""
