@@ -129,7 +129,9 @@ struct vg_pwr {
  *	the state sits on vg_shaper::closed until its ring may go
  * @released: the driver's destroy_qp returned: no new completion of the
  *	QP can appear, so the state goes once @inflight is 0
- * @pinned: holds a reference to the module (see vg_sendq_release())
+ * @pinned: holds a reference to the module: the owner polls the send CQ
+ *	itself and the shaper holds something of the QP, or the QP was
+ *	destroyed with chunks in flight (see vg_sendq_pin())
  * @buried: freed from the lists, @ring freed; only RCU readers remain
  *
  * All fields are protected by the device's vg_shaper::lock.
@@ -187,6 +189,8 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_cq_destroyed(struct vg_shaper *sh, struct ib_cq *cq);
 void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq);
+bool vg_sendq_pin(struct vg_sendq *sq);
+void vg_sendq_unpin(struct vg_sendq *sq);
 int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad);
 int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,

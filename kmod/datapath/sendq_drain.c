@@ -111,6 +111,7 @@ void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
 		sq->error = false;
 		sq->blocked = false;
 		sq->first_err = IB_WC_SUCCESS;
+		vg_sendq_unpin(sq);
 	} else if (!sq->dead) {
 		/* Nothing changed: take up what waited. */
 		if (sq->blocked) {
