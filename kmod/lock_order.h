@@ -15,6 +15,8 @@
  *     membership and names; netlink and sysfs walks over devices, the
  *     tenant notifier's pass over every QP table.
  *  3. vg_fault_lock (mutex, datapath/fault.c): a leaf; fault settings.
+ *     Likewise the xa_lock of vg_orphans (datapath/device.c), the
+ *     removed devices whose wrappers stay until their owners tear down.
  *  4. A device's vg_device::ctrl_lock (spinlock, _bh: the controller's
  *     timer takes it): its settings and controller state
  *     (control/devcfg.c).

@@ -13,6 +13,26 @@
  * client_data_rwsem) while calling our callbacks, so nothing may call back
  * into ib_core device management while holding vg_devices_lock; the lock
  * order is ib_core's locks, then vg_devices_lock.
+ *
+ * Device removal is bounded. ib_core calls the clients' remove callbacks
+ * in the reverse order of their registration (disable_device()), and
+ * rdma_cm, ib_uverbs and ULPs registered before verbsgate: when ours
+ * runs, their QPs still live, and they destroy them only after it
+ * returns (rdma_cm's DEVICE_REMOVAL event, a ULP's own remove). Before
+ * the wrappers may go, every chunk the shaper posted must have completed
+ * and been polled, and an owner that polls its CQ directly may not poll
+ * until its own teardown: waiting for it here would wait forever. So
+ * removal waits VG_REMOVE_BOUND for the shaper to drain; past it, the
+ * device's wrappers stay installed and its state lives on, out of the
+ * registry, on the list of orphans where the wrappers find it, holding a
+ * reference to the module and one to the ib_device. The callback
+ * returns, the owners tear down (their polls translated, their destroys
+ * followed), and a work item detaches the device once nothing of it is
+ * left, then lets the ib_device go: ib_core's removal waits for that
+ * reference after the clients' callbacks. Unload is not bounded here:
+ * while an owner that polls directly has something in the shaper, it
+ * pins the module (sendq.c), so `rmmod` fails before it gets here, and
+ * ib_core polls every other CQ itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,8 +42,24 @@
 
 #include "device.h"
 
+/*
+ * How long device removal waits for the shaper to drain before it leaves
+ * the device's wrappers in place. Unpaced, the shaper's WRs reach the
+ * driver at once and the CQs ib_core polls drain in milliseconds; only
+ * an owner that polls by itself waits longer, and for that no wait is
+ * long enough.
+ */
+#define VG_REMOVE_BOUND	(5 * HZ)
+
 DEFINE_MUTEX(vg_devices_lock);	/* the registry; kmod/lock_order.h */
 static DEFINE_XARRAY(vg_devices);
+/*
+ * Removed devices whose wrappers stay, by index: the wrappers read it
+ * under RCU; its xa_lock is a leaf, taken in process context.
+ */
+static DEFINE_XARRAY(vg_orphans);
+/* Module exit or failed init: device removal waits as long as it takes. */
+static bool vg_devices_exiting;
 static struct ib_client vg_ib_client;
 /* Background work on attached devices (control's port query). */
 struct workqueue_struct *vg_wq;
@@ -77,12 +113,64 @@ out_unlock:
 }
 
 /*
+ * vg_wq: an orphan's owners are tearing down. Waits until nothing of
+ * them is left in the shaper, then detaches the device and lets the
+ * ib_device, the module and @dev go. Process context; sleeps.
+ */
+static void vg_device_orphan_work(struct work_struct *work)
+{
+	struct vg_device *dev = container_of(work, struct vg_device,
+					     remove_work);
+	struct ib_device *ibdev = dev->ibdev;
+
+	vg_interpose_detach(dev, true, 0);
+	xa_erase(&vg_orphans, dev->index);
+	pr_info("%s: detached after its owners' teardown\n", dev->name);
+	kobject_put(&dev->kobj);
+	ib_device_put(ibdev);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * Device removal, past VG_REMOVE_BOUND: keep @dev, its wrappers and the
+ * module until @dev's owners have torn down. Return: false if that
+ * cannot be (unload, or the device already unreferenced): the caller
+ * then waits as long as it takes.
+ */
+static bool vg_device_orphan(struct vg_device *dev)
+{
+	if (READ_ONCE(vg_devices_exiting) || !try_module_get(THIS_MODULE))
+		return false;
+	if (!ib_device_try_get(dev->ibdev))
+		goto put_module;
+	/* The wrappers find @dev here once ib_core forgets the client data. */
+	if (xa_insert(&vg_orphans, dev->index, dev, GFP_KERNEL))
+		goto put_device;
+	pr_info("%s: shaped QPs still hold completions; leaving its wrappers until their owners tear down\n",
+		dev->name);
+	/* The directory goes now, so the name can be reused; @dev stays. */
+	kobject_get(&dev->kobj);
+	vg_device_ops->remove(dev);
+	INIT_WORK(&dev->remove_work, vg_device_orphan_work);
+	queue_work(vg_wq, &dev->remove_work);
+	return true;
+
+put_device:
+	ib_device_put(dev->ibdev);
+put_module:
+	module_put(THIS_MODULE);
+	return false;
+}
+
+/*
  * ib_client remove callback: on device unregistration and on
  * ib_unregister_client(). Process context; sleeps for grace periods; takes
  * vg_devices_lock. When it returns, no verbsgate code uses @ibdev any
  * more: the driver's operations are back and no wrapper runs
  * (vg_interpose_detach()), the registry no longer holds it, and the
- * control plane's remove() drained running sysfs readers.
+ * control plane's remove() drained running sysfs readers. Except past
+ * VG_REMOVE_BOUND: then the wrappers stay until the device's owners
+ * have torn down (see the top of this file).
  */
 static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 {
@@ -97,7 +185,16 @@ static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 	xa_erase(&vg_devices, dev->index);
 	mutex_unlock(&vg_devices_lock);
 	vg_device_ops->detach(dev);
-	vg_interpose_detach(dev);
+	if (READ_ONCE(vg_devices_exiting) ||
+	    !vg_interpose_detach(dev, true, VG_REMOVE_BOUND)) {
+		if (vg_device_orphan(dev))
+			return;
+		/*
+		 * Unload, where nothing left waits for an owner (sendq.c),
+		 * or no memory to keep the device: as long as it takes.
+		 */
+		vg_interpose_detach(dev, false, 0);
+	}
 
 	pr_debug("detached from %s\n", dev->name);
 	vg_device_ops->remove(dev);
@@ -133,11 +230,17 @@ static struct ib_client vg_ib_client = {
  * @ibdev: the device
  *
  * Context: any; for the interposed operations, which run only between
- * vg_interpose_attach() and vg_interpose_detach() of the device.
+ * vg_interpose_attach() and vg_interpose_detach() of the device, and
+ * find a removed device whose wrappers stay on the orphans' list.
  */
 struct vg_device *vg_device_of(struct ib_device *ibdev)
 {
-	return ib_get_client_data(ibdev, &vg_ib_client);
+	struct vg_device *dev = ib_get_client_data(ibdev, &vg_ib_client);
+
+	/* A removed device whose wrappers stay (vg_device_orphan()). */
+	if (unlikely(!dev))
+		dev = xa_load(&vg_orphans, ibdev->index);
+	return dev;
 }
 
 /**
@@ -273,6 +376,7 @@ int vg_devices_init(const struct vg_device_ops *ops)
  */
 void vg_devices_exit(void)
 {
+	WRITE_ONCE(vg_devices_exiting, true);
 	ib_unregister_client(&vg_ib_client);
 	WARN_ON(!xa_empty(&vg_devices));
 	destroy_workqueue(vg_wq);

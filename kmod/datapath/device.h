@@ -45,6 +45,8 @@ struct vg_qp;
  * @enforce: verbsgate paces and splits this device's QPs
  * @ref_p99_ns: latest p99 of the reference flow, 0 before the first sample
  * @port_work: reads the port's rate and largest message after attaching
+ * @remove_work: detaches a device whose removal left its wrappers in
+ *	place (device.c)
  *
  * Everything but @name, @kobj and the settings is fixed while the device
  * is attached.
@@ -67,6 +69,7 @@ struct vg_device {
 	bool enforce;
 	u64 ref_p99_ns;
 	struct work_struct port_work;
+	struct work_struct remove_work;
 };
 
 /**

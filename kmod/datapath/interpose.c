@@ -34,7 +34,8 @@
  *
  * Before the wrappers go, the shaper is drained (shaper.c): completions
  * of the chunks it posted carry its own wr_id and must pass the poll
- * wrapper.
+ * wrapper. If they do not come in time (device removal's bound, see
+ * datapath/device.c), the wrappers stay and nothing is freed.
  *
  * Context: create/modify/destroy QP and destroy CQ wrappers run in the
  * process context of their caller (they may sleep) and take the QP
@@ -362,18 +363,28 @@ void vg_interpose_attach(struct vg_device *dev)
 /**
  * vg_interpose_detach() - restore a device's operations, free its QP state
  * @dev: the device; its wrappers may be running
+ * @rings: wait for the rings of QPs destroyed undrained, too
+ * @bound: the longest wait for the shaper to drain, in jiffies; 0 for as
+ *	long as it takes (vg_shaper_drain())
  *
- * Returns once no wrapper uses @dev any more (phases 1 and 2 above).
+ * Once the shaper drained, returns when no wrapper uses @dev any more
+ * (phases 1 and 2 above).
  *
- * Context: process context (ib_client remove); sleeps for grace periods.
+ * Context: process context (ib_client remove, or device.c's work);
+ * sleeps for grace periods.
+ * Return: true; false if the shaper did not drain within @bound: then
+ * the wrappers stay installed and nothing is freed, and the caller
+ * calls again later.
  */
-void vg_interpose_detach(struct vg_device *dev)
+bool vg_interpose_detach(struct vg_device *dev, bool rings,
+			 unsigned long bound)
 {
 	struct ib_device *ibdev = dev->ibdev;
 	struct vg_interpose *ip = &dev->ipose;
 
 	if (ip->attached) {
-		vg_shaper_drain(&ip->shaper);
+		if (!vg_shaper_drain(&ip->shaper, rings, bound))
+			return false;
 		WRITE_ONCE(ibdev->ops.create_qp, ip->create_qp);
 		WRITE_ONCE(ibdev->ops.modify_qp, ip->modify_qp);
 		WRITE_ONCE(ibdev->ops.destroy_qp, ip->destroy_qp);
@@ -389,6 +400,7 @@ void vg_interpose_detach(struct vg_device *dev)
 		vg_shaper_destroy(&ip->shaper);
 	}
 	vg_qp_table_destroy(&ip->qps);
+	return true;
 }
 
 /*

@@ -43,7 +43,8 @@ struct vg_interpose {
 struct vg_device;
 
 void vg_interpose_attach(struct vg_device *dev);
-void vg_interpose_detach(struct vg_device *dev);
+bool vg_interpose_detach(struct vg_device *dev, bool rings,
+			 unsigned long bound);
 void vg_interpose_exit(void);
 
 #endif /* _VG_INTERPOSE_H */

@@ -22,6 +22,13 @@
  * completes, its send CQ is destroyed, or the device goes; meanwhile it
  * holds a module reference.
  *
+ * Unload. A QP whose owner polls its send CQ directly (IB_POLL_DIRECT)
+ * also holds a module reference while the shaper holds anything of it:
+ * WRs queued, chunks in flight, flushes to report. Only the owner's poll
+ * gives those back, and the owner may sit idle for as long as it likes,
+ * so `rmmod` fails at once ("in use") rather than wait for it. Other CQs
+ * are polled by ib_core itself, so unload drains them in bounded time.
+ *
  * Locking: vg_sendq_create() runs without locks (the driver's create_qp
  * is called around it); the rest under the device's shaper lock
  * (kmod/lock_order.h) unless documented otherwise.
@@ -194,7 +201,48 @@ void vg_sendq_free(struct vg_sendq *sq)
 	vg_sendq_drop_wrs(sq);
 	vg_tenant_put(sq->tenant);
 	kfree(sq->ring);
+	if (sq->pinned)
+		module_put(THIS_MODULE);
 	kfree_rcu(sq, rcu);
+}
+
+/**
+ * vg_sendq_pin() - hold the module while the shaper holds a QP's WRs
+ * @sh: the shaper
+ * @sq: the QP's state, about to take WRs its owner must poll for
+ *
+ * For a send CQ its owner polls directly, takes a module reference that
+ * vg_sendq_unpin() drops once nothing of the QP is queued, in flight or
+ * to be reported (see "Unload" above).
+ *
+ * Context: any; under the shaper lock.
+ * Return: false if the module is going: the WRs must go to the driver
+ * directly (nothing of the QP is held then, or it would be pinned).
+ */
+bool vg_sendq_pin(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	lockdep_assert_held(&sh->lock);
+	if (!sq->pinned && sq->send_cq->poll_ctx == IB_POLL_DIRECT)
+		sq->pinned = try_module_get(THIS_MODULE);
+	return sq->pinned || sq->send_cq->poll_ctx != IB_POLL_DIRECT;
+}
+
+/**
+ * vg_sendq_unpin() - drop vg_sendq_pin()'s reference if nothing is held
+ * @sh: the shaper
+ * @sq: the QP's state, live (a closed QP keeps its reference until
+ *	vg_sendq_bury())
+ *
+ * Context: any; under the shaper lock.
+ */
+void vg_sendq_unpin(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	lockdep_assert_held(&sh->lock);
+	if (!sq->pinned || vg_sendq_closed(sq) || sq->inflight ||
+	    !list_empty(&sq->queue) || !list_empty(&sq->flushq))
+		return;
+	sq->pinned = false;
+	module_put(THIS_MODULE);
 }
 
 /**
@@ -259,7 +307,8 @@ void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq)
 	if (!sq->inflight) {
 		vg_sendq_bury(sh, sq);
 	} else {
-		sq->pinned = try_module_get(THIS_MODULE);
+		if (!sq->pinned)
+			sq->pinned = try_module_get(THIS_MODULE);
 		pr_warn_ratelimited("%s: QP %u destroyed with %u chunks in flight; its CQ keeps %s loaded until they are polled or the CQ is destroyed\n",
 				    sh->dev->name, sq->qp->qp_num,
 				    sq->inflight, KBUILD_MODNAME);
@@ -306,5 +355,7 @@ void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq)
 	kfree(sq->ring);
 	if (sq->pinned)
 		module_put(THIS_MODULE);
+	/* Device removal may wait for the closed list to empty. */
+	vg_shaper_wake_idle(sh);
 	kfree_rcu(sq, rcu);
 }

@@ -127,7 +127,9 @@ struct vg_pwr {
  *	is to be posted, so that a completion follows everything posted
  * @retry: the driver refused a chunk for lack of room: try again soon
  * @send_cq: the QP's send CQ, kept for when the QP is gone
- * @pinned: holds a reference to the module (see vg_sendq_release())
+ * @pinned: holds a reference to the module: the owner polls the send CQ
+ *	itself and the shaper holds something of the QP, or the QP was
+ *	destroyed with chunks in flight (see vg_sendq_pin())
  *
  * All fields are protected by the device's vg_shaper::lock.
  */
@@ -221,6 +223,8 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_release(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_cq_destroyed(struct vg_shaper *sh, struct ib_cq *cq);
 void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq);
+bool vg_sendq_pin(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_unpin(struct vg_shaper *sh, struct vg_sendq *sq);
 int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad);
 int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,

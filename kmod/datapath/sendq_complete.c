@@ -226,6 +226,7 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 		return false;
 	owner = vg_sendq_complete(sh, sq, e, wc);
 	vg_sendq_settle(sh, sq);
+	vg_sendq_unpin(sh, sq);
 	return owner;
 }
 
@@ -331,6 +332,7 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 		}
 		if (list_empty(&sq->flushq)) {
 			list_del_init(&sq->inject_node);
+			vg_sendq_unpin(sh, sq);
 		} else {
 			/*
 			 * No room left. Pollers poll again after a full batch;

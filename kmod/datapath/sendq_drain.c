@@ -116,6 +116,7 @@ void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
 		sq->unsignaled = 0;
 		sq->blocked = false;
 		sq->first_err = IB_WC_SUCCESS;
+		vg_sendq_unpin(sh, sq);
 	} else {
 		/* Nothing changed: take up what waited. */
 		vg_sendq_move(sh, sq, sq->resume);

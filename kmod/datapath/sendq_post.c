@@ -292,6 +292,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		sq->extra_retired = sq->extra_posted;
 		/* The flush queue waits for the owner's next poll. */
 		__vg_sendq_settle(sh, sq, false);
+		vg_sendq_unpin(sh, sq);
 	}
 	if (sh->rerun)
 		vg_shaper_kick(sh, flags);
@@ -618,6 +619,9 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		now = ktime_get_ns();
 	if (vg_sendq_fast(sh, sq, wr, now))
 		goto direct;
+	/* The module is going: hold nothing an idle owner must poll for. */
+	if (!vg_sendq_pin(sh, sq))
+		goto direct;
 
 	for (; wr; wr = wr->next) {
 		if (sq->nheld >= sq->owner_max) {
@@ -653,6 +657,8 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	}
 	if (vg_sendq_failed(sq) && !vg_sendq_closed(sq))
 		vg_sendq_settle(sh, sq);
+	/* If nothing was taken after all. */
+	vg_sendq_unpin(sh, sq);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return ret;
 
@@ -669,6 +675,7 @@ direct:
 	 */
 	t = sq->tenant;
 	sq->tail_untracked = true;
+	vg_sendq_unpin(sh, sq);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	ret = sh->post_send(sq->qp, wr, bad);
 	vg_sendq_count_direct(t, wr, ret ? *bad : NULL);

@@ -447,26 +447,31 @@ out:
 	rcu_read_unlock();
 }
 
-/* Under the shaper lock: nothing is queued, in flight or to be reported. */
-static bool vg_shaper_idle(struct vg_shaper *sh)
+/*
+ * Under the shaper lock: nothing is queued, in flight or to be reported;
+ * with @rings, no destroyed QP's ring waits for completions either.
+ */
+static bool vg_shaper_idle(struct vg_shaper *sh, bool rings)
 {
 	struct vg_sendq *sq;
 
 	lockdep_assert_held(&sh->lock);
 
+	if (rings && !list_empty(&sh->closed))
+		return false;
 	list_for_each_entry(sq, &sh->sqs, node)
 		if (!vg_sendq_idle(sh, sq))
 			return false;
 	return true;
 }
 
-static bool vg_shaper_idle_locked(struct vg_shaper *sh)
+static bool vg_shaper_idle_locked(struct vg_shaper *sh, bool rings)
 {
 	unsigned long flags;
 	bool idle;
 
 	spin_lock_irqsave(&sh->lock, flags);
-	idle = vg_shaper_idle(sh);
+	idle = vg_shaper_idle(sh, rings);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return idle;
 }
@@ -474,24 +479,30 @@ static bool vg_shaper_idle_locked(struct vg_shaper *sh)
 /**
  * vg_shaper_drain() - stop shaping and wait until nothing is left
  * @sh: the shaper
+ * @rings: wait for destroyed QPs' rings too (vg_sendq_release())
+ * @bound: the longest wait, in jiffies; 0 for as long as it takes
  *
  * Unload and device removal. From now on WRs go to the driver unpaced;
  * what is queued is posted at once. Returns when every WR the shaper took
  * has been posted and every chunk it posted has completed and been
  * translated for its owner: only then may the poll wrapper go, since a
  * completion of a chunk carries the shaper's ring address as its wr_id.
- * Waits as long as that takes (an owner that stopped polling its CQ holds
- * it up), saying so every 10 seconds.
+ * An owner that polls its CQ directly and sits idle holds that up
+ * indefinitely: unbounded, the wait says so every 10 seconds; bounded,
+ * it gives up (the caller then leaves the wrappers in place). A wait of
+ * its own is the timer: nothing polls the condition meanwhile, every
+ * change of it wakes @sh->idle_wq.
  *
  * Context: process context; sleeps; takes the shaper lock.
+ * Return: whether the shaper drained (true if it was never set up).
  */
-void vg_shaper_drain(struct vg_shaper *sh)
+bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound)
 {
 	struct vg_sendq *sq;
 	unsigned long flags;
 
 	if (!sh->active)
-		return;
+		return true;
 	spin_lock_irqsave(&sh->lock, flags);
 	sh->draining = true;
 	/* Chunks with no completion certain to follow get a marker. */
@@ -499,10 +510,15 @@ void vg_shaper_drain(struct vg_shaper *sh)
 		vg_sendq_settle(sh, sq);
 	vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
-	while (!wait_event_timeout(sh->idle_wq, vg_shaper_idle_locked(sh),
-				   10 * HZ))
+	if (bound)
+		return wait_event_timeout(sh->idle_wq,
+					  vg_shaper_idle_locked(sh, rings),
+					  bound);
+	while (!wait_event_timeout(sh->idle_wq,
+				   vg_shaper_idle_locked(sh, rings), 10 * HZ))
 		pr_info("%s: waiting for shaped QPs' completions to be polled\n",
 			sh->dev->name);
+	return true;
 }
 
 /**
@@ -523,8 +539,8 @@ void vg_shaper_destroy(struct vg_shaper *sh)
 		vg_sendq_free(sq);
 	}
 	/*
-	 * Device removal: QPs destroyed undrained whose CQs the ULPs have
-	 * yet to destroy (unload cannot get here while they pin the module).
+	 * Device removal waited for these; unload cannot get here while
+	 * they pin the module, unless the QP was destroyed during unload.
 	 */
 	spin_lock_irq(&sh->lock);
 	list_for_each_entry_safe(sq, tmp, &sh->closed, node)

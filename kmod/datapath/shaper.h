@@ -137,7 +137,7 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
 				    const struct ib_send_wr **bad));
 void vg_shaper_settings(struct vg_shaper *sh,
 			const struct vg_shaper_settings *set);
-void vg_shaper_drain(struct vg_shaper *sh);
+bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound);
 void vg_shaper_destroy(struct vg_shaper *sh);
 void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags);
 void vg_shaper_wake_idle(struct vg_shaper *sh);

@@ -86,3 +86,56 @@ def test_driver_drain_with_directly_polled_cq(guest):
         if g.verbsgate_loaded():
             g.unload_verbsgate()
         g.run("rmmod vg_drainsim")
+
+
+# verbsgate's bound on device removal (kmod/datapath/device.c).
+REMOVE_BOUND = 5
+
+
+def test_unload_and_link_delete_with_idle_direct_cq_owner(guest):
+    """An owner of a directly polled CQ posts WRITEs that a slow pacer
+    holds, with chunks in flight, and then sits idle: nobody polls its CQ,
+    so the shaper can neither finish the WRs nor retire the chunks. rmmod
+    must not wait for it: it fails at once, "in use". Device removal
+    waits at most its bound, then leaves the wrappers until the owner,
+    removed after verbsgate (it registered its ib_client first), polls
+    and destroys its QPs. The owner sees each of its WRs complete once,
+    successfully, and the module then unloads."""
+    g = guest
+    g.run(f"insmod {KQP} dev={g.rxe_dev} hold=1 wrs=16 size=262144",
+          check=True)
+    try:
+        assert g.load_verbsgate().ok
+        cli_ok(g, "tenant add idle ulp vg_kqp class bandwidth weight 1")
+        # 4 MB at 10 Mbit/s: seconds of WRs held, 16 KB chunks in flight.
+        cli_ok(g, f"dev set {g.rxe_dev} maxrate 10mbit chunk 16k "
+                  "chunk-nolat 16k enforce on")
+        g.run("echo 1 > /sys/module/vg_kqp/parameters/start", check=True)
+        g.run("sleep 1", check=True)
+        (idle,) = [t for t in cli_json(g, "stats")["tenants"]
+                   if t["name"] == "idle"]
+        assert idle["queued_wrs"] > 0, idle
+
+        # One rmmod, not the retrying helper: it must fail at once.
+        res = g.run("rmmod verbsgate 2>&1", timeout=60)
+        print(f"rmmod with WRs held: {res.seconds:.1f} s: {res.out.strip()}")
+        assert not res.ok and "in use" in res.out, res.out
+        assert res.seconds < 5, res.seconds
+        assert g.verbsgate_loaded()
+
+        mark = g.console_mark()
+        res = g.run(f"rdma link delete {g.rxe_dev}", timeout=120)
+        console = g.console_since(mark)
+        print(f"rdma link delete: {res.seconds:.1f} s")
+        assert res.ok, res.out + console[-4000:]
+        # The bound, the owner's own teardown (its poll of the CQ, at
+        # most 30 s) and the grace periods of the detach.
+        assert res.seconds < REMOVE_BOUND + 40, res.seconds
+        assert "vg_kqp: held WRs: 16 completed once each" in console, \
+            console[-4000:]
+        assert "leaving its wrappers" in console, console[-4000:]
+        assert g.unload_verbsgate().ok
+    finally:
+        if g.verbsgate_loaded():
+            g.unload_verbsgate()
+        g.run("rmmod vg_kqp")

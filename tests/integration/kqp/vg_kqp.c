@@ -22,6 +22,18 @@
  * directly the drain polls, as ib_core's and mlx5's do. Every WR must
  * then have completed exactly once.
  *
+ * hold=1: an owner that sits idle. Init only registers an ib_client, as
+ * ULPs loaded before verbsgate do (ib_core removes clients in the reverse
+ * order, so verbsgate's remove runs first). Writing 1 to the parameter
+ * "start" sets up one pair on a CQ polled directly and posts @wrs
+ * WRITEs, and returns without polling. Writing 1 to "finish", or the
+ * removal of the device (the client's remove callback, as a ULP tears
+ * down), polls the CQ until every WR completed (at most 30 s), destroys
+ * the pair and checks that each WR completed exactly once, successfully;
+ * the write fails with -EIO otherwise, and the console says:
+ *
+ *   vg_kqp: held WRs: 16 completed once each
+ *
  * Never load it outside the test bed.
  */
 #include <linux/delay.h>
@@ -47,6 +59,9 @@ MODULE_PARM_DESC(size, "bytes per RDMA WRITE");
 static bool drain;
 module_param(drain, bool, 0444);
 MODULE_PARM_DESC(drain, "drain each QP before destroying it");
+static bool hold;
+module_param(hold, bool, 0444);
+MODULE_PARM_DESC(hold, "post on start, poll only on finish or device removal");
 
 #define VG_KQP_MAX_WRS	64
 
@@ -62,6 +77,7 @@ struct vg_kqp_round {
 	struct ib_cqe cqe[VG_KQP_MAX_WRS];
 	atomic_t seen[VG_KQP_MAX_WRS];
 	atomic_t stray;
+	atomic_t failed;
 };
 
 /* The CQ's poller (softirq) or vg_kqp_poll_direct() (process). */
@@ -70,10 +86,17 @@ static void vg_kqp_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct vg_kqp_round *r = cq->cq_context;
 	long i = wc->wr_cqe - r->cqe;
 
-	if (i < 0 || i >= VG_KQP_MAX_WRS)
+	if (i < 0 || i >= VG_KQP_MAX_WRS) {
 		atomic_inc(&r->stray);
-	else
-		atomic_inc(&r->seen[i]);
+		return;
+	}
+	atomic_inc(&r->seen[i]);
+	/* Undrained destroys flush; a held QP never goes to error. */
+	if (hold && wc->status != IB_WC_SUCCESS) {
+		pr_err("vg_kqp: WR %ld completed with status %d\n", i,
+		       wc->status);
+		atomic_inc(&r->failed);
+	}
 }
 
 /* Process context: free what vg_kqp_setup() made. */
@@ -184,6 +207,140 @@ out:
 	return ret;
 }
 
+/*
+ * hold=1: the round posted by "start", until "finish" or the removal of
+ * its device. vg_kqp_lock serializes the two with the client's remove.
+ */
+static DEFINE_MUTEX(vg_kqp_lock);
+static struct vg_kqp_round *vg_kqp_held;
+
+/* Process context, under vg_kqp_lock: post and leave the CQ unpolled. */
+static int vg_kqp_start(void)
+{
+	struct vg_kqp_round *r;
+	int ret;
+
+	if (vg_kqp_held)
+		return -EBUSY;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!r->ibdev) {
+		kfree(r);
+		return -ENODEV;
+	}
+	ret = vg_kqp_setup(r, IB_POLL_DIRECT);
+	if (!ret)
+		ret = vg_kqp_post_writes(r);
+	if (ret) {
+		pr_err("vg_kqp: hold: setup or post failed: %d\n", ret);
+		vg_kqp_teardown(r);
+		ib_device_put(r->ibdev);
+		kfree(r);
+		return ret;
+	}
+	vg_kqp_held = r;
+	pr_info("vg_kqp: holding %u WRs on QP %u\n", wrs, r->qp[0]->qp_num);
+	return 0;
+}
+
+/* Process context, under vg_kqp_lock: poll, tear down, check. */
+static int vg_kqp_finish(void)
+{
+	struct vg_kqp_round *r = vg_kqp_held;
+	unsigned long deadline = jiffies + 30 * HZ;
+	u32 i, done;
+	int ret = 0;
+
+	if (!r)
+		return -ENOENT;
+	vg_kqp_held = NULL;
+	for (;;) {
+		for (done = 0, i = 0; i < wrs; i++)
+			done += !!atomic_read(&r->seen[i]);
+		if (done == wrs || time_after(jiffies, deadline))
+			break;
+		if (ib_process_cq_direct(r->cq, -1) <= 0)
+			msleep(20);
+	}
+	vg_kqp_teardown(r);
+	if (atomic_read(&r->stray) || atomic_read(&r->failed))
+		ret = -EIO;
+	for (i = 0; i < wrs; i++) {
+		if (atomic_read(&r->seen[i]) != 1) {
+			pr_err("vg_kqp: held WR %u completed %d times\n", i,
+			       atomic_read(&r->seen[i]));
+			ret = -EIO;
+		}
+	}
+	if (!ret)
+		pr_info("vg_kqp: held WRs: %u completed once each\n", wrs);
+	else
+		pr_err("vg_kqp: held WRs: %u stray, %u failed completions\n",
+		       atomic_read(&r->stray), atomic_read(&r->failed));
+	ib_device_put(r->ibdev);
+	kfree(r);
+	return ret;
+}
+
+/* Writing 1 to "start" or "finish" runs @fn. Process context. */
+static int vg_kqp_command(const char *val, int (*fn)(void))
+{
+	bool go;
+	int ret = kstrtobool(val, &go);
+
+	if (ret || !go)
+		return ret;
+	mutex_lock(&vg_kqp_lock);
+	ret = fn();
+	mutex_unlock(&vg_kqp_lock);
+	return ret;
+}
+
+static int vg_kqp_set_start(const char *val, const struct kernel_param *kp)
+{
+	return vg_kqp_command(val, vg_kqp_start);
+}
+
+static int vg_kqp_set_finish(const char *val, const struct kernel_param *kp)
+{
+	return vg_kqp_command(val, vg_kqp_finish);
+}
+
+static const struct kernel_param_ops vg_kqp_start_ops = {
+	.set = vg_kqp_set_start,
+};
+
+static const struct kernel_param_ops vg_kqp_finish_ops = {
+	.set = vg_kqp_set_finish,
+};
+
+module_param_cb(start, &vg_kqp_start_ops, NULL, 0200);
+MODULE_PARM_DESC(start, "hold=1: write 1 to post and hold");
+module_param_cb(finish, &vg_kqp_finish_ops, NULL, 0200);
+MODULE_PARM_DESC(finish, "hold=1: write 1 to poll, destroy and check");
+
+static int vg_kqp_add(struct ib_device *ibdev)
+{
+	return 0;
+}
+
+/* The device goes: a ULP polls what it still wants, then tears down. */
+static void vg_kqp_remove(struct ib_device *ibdev, void *client_data)
+{
+	mutex_lock(&vg_kqp_lock);
+	if (vg_kqp_held && vg_kqp_held->ibdev == ibdev)
+		vg_kqp_finish();
+	mutex_unlock(&vg_kqp_lock);
+}
+
+static struct ib_client vg_kqp_client = {
+	.name = "vg_kqp",
+	.add = vg_kqp_add,
+	.remove = vg_kqp_remove,
+};
+
 static int __init vg_kqp_init(void)
 {
 	struct vg_kqp_round *r;
@@ -192,6 +349,8 @@ static int __init vg_kqp_init(void)
 
 	if (!wrs || wrs > VG_KQP_MAX_WRS || !size)
 		return -EINVAL;
+	if (hold)
+		return ib_register_client(&vg_kqp_client);
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
@@ -212,6 +371,12 @@ static int __init vg_kqp_init(void)
 
 static void __exit vg_kqp_exit(void)
 {
+	if (hold)
+		ib_unregister_client(&vg_kqp_client);
+	mutex_lock(&vg_kqp_lock);
+	if (vg_kqp_held)
+		vg_kqp_finish();
+	mutex_unlock(&vg_kqp_lock);
 }
 
 module_init(vg_kqp_init);
