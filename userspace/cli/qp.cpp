@@ -83,7 +83,7 @@ const Table<Qp> &qp_table()
 
 std::string qp_text(const Qp &q, bool stats)
 {
-	return text(qp_table(), q, kQpMain | (stats ? kQpStats : 0));
+	return text(qp_table(), q, stats ? kQpMain | kQpStats : kQpMain);
 }
 
 void qp_json(JsonWriter &w, const Qp &q)
