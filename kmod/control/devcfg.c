@@ -219,6 +219,7 @@ void vg_devcfg_init(struct vg_device *dev)
 	dev->step_auto = true;
 	dev->max_rate_set = false;
 	dev->enforce = true;
+	dev->user_qps = VERBSGATE_USER_QPS_ALLOW;
 	dev->ref_p99_ns = 0;
 
 	spin_lock(&vg_cw_lock);
@@ -265,6 +266,7 @@ void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v)
 	v->cost = dev->cost;
 	v->step_auto = dev->step_auto;
 	v->enforce = dev->enforce;
+	v->user_qps = dev->user_qps;
 	v->ref_p99_ns = dev->ref_p99_ns;
 	spin_unlock_bh(&dev->ctrl_lock);
 }
@@ -422,6 +424,8 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 	}
 	if (c->set & VG_DC_ENFORCE)
 		v.enforce = c->enforce;
+	if (c->set & VG_DC_USER_QPS)
+		v.user_qps = c->user_qps;
 
 	/* The core's own rules, on the complete result. */
 	ret = vg_ctrl_check_cfg(cfg);
@@ -436,6 +440,7 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		dev->cost = v.cost;
 		dev->step_auto = v.step_auto;
 		dev->enforce = v.enforce;
+		WRITE_ONCE(dev->user_qps, v.user_qps);
 		if (c->set & VG_DC_MAX_RATE)
 			dev->max_rate_set = true;
 		vg_devcfg_publish_locked(dev);

@@ -23,6 +23,7 @@
 #define VG_DC_OP_COSTS		BIT(7)
 #define VG_DC_LAT_EACH		BIT(8)
 #define VG_DC_ENFORCE		BIT(9)
+#define VG_DC_USER_QPS		BIT(10)
 
 /* New cost of one operation class; unset parts keep their value. */
 struct vg_opcost_change {
@@ -48,6 +49,7 @@ struct vg_opcost_change {
  * @cost: per-operation costs
  * @lat_each: Rmin sums every latency tenant's weight
  * @enforce: pace and split this device's QPs
+ * @user_qps: enum verbsgate_user_qps
  */
 struct vg_devcfg_change {
 	u32 set;
@@ -63,6 +65,7 @@ struct vg_devcfg_change {
 	struct vg_opcost_change cost[VG_OPC_NR];
 	bool lat_each;
 	bool enforce;
+	u32 user_qps;
 };
 
 /* A consistent copy of a device's settings and controller state. */
@@ -72,6 +75,7 @@ struct vg_devcfg_view {
 	bool step_auto;
 	bool max_rate_set;
 	bool enforce;
+	u32 user_qps;
 	u64 ref_p99_ns;
 };
 

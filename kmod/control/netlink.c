@@ -143,6 +143,8 @@ static const struct nla_policy vg_dev_set_policy[VERBSGATE_ATTR_MAX + 1] = {
 		NLA_POLICY_NESTED_ARRAY(vg_opcost_policy),
 	[VERBSGATE_ATTR_DEV_LAT_EACH] = NLA_POLICY_MAX(NLA_U8, 1),
 	[VERBSGATE_ATTR_DEV_ENFORCE] = NLA_POLICY_MAX(NLA_U8, 1),
+	[VERBSGATE_ATTR_DEV_USER_QPS] =
+		NLA_POLICY_MAX(NLA_U8, VERBSGATE_USER_QPS_MAX),
 };
 
 static const struct nla_policy vg_tenant_add_policy[VERBSGATE_ATTR_MAX + 1] = {

@@ -90,6 +90,7 @@ static int vg_nl_put_devcfg(struct sk_buff *skb, struct vg_device *dev)
 	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_LAT_EACH,
 		       !!(cfg->flags & VG_CTRL_LAT_EACH)) ||
 	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_ENFORCE, v->enforce) ||
+	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_USER_QPS, v->user_qps) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_MAX_CHUNK, cfg->max_chunk) ||
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_SAFE_UTIL, v->ctrl.safe) ||
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_RMIN, v->ctrl.rmin) ||
@@ -120,7 +121,11 @@ static int vg_nl_put_dev_qps(struct sk_buff *skb, struct vg_device *dev)
 	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_QPS_UNSUPPORTED,
 			count[VERBSGATE_QP_UNSUPPORTED]) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_QPS_UNTRACKED,
-			vg_qp_untracked(dev->ibdev, t)))
+			vg_qp_untracked(dev->ibdev, t)) ||
+	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_USER_QPS_ENFORCED,
+		       vg_interpose_user_qps_enforced(&dev->ipose)) ||
+	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_USER_QPS_REFUSED,
+			  atomic64_read(&dev->ipose.user_refused)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -388,6 +393,10 @@ static int vg_nl_parse_devcfg(struct nlattr **attrs,
 	if (attrs[VERBSGATE_ATTR_DEV_ENFORCE]) {
 		c->enforce = nla_get_u8(attrs[VERBSGATE_ATTR_DEV_ENFORCE]);
 		c->set |= VG_DC_ENFORCE;
+	}
+	if (attrs[VERBSGATE_ATTR_DEV_USER_QPS]) {
+		c->user_qps = nla_get_u8(attrs[VERBSGATE_ATTR_DEV_USER_QPS]);
+		c->set |= VG_DC_USER_QPS;
 	}
 	if (!c->set) {
 		NL_SET_ERR_MSG(extack, "no device setting given");

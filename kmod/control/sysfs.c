@@ -95,6 +95,8 @@ VG_DEVCFG_ATTR(max_chunk, "%u", v.ctrl.cfg.max_chunk);
 VG_DEVCFG_ATTR(chunk_nolat, "%u", v.ctrl.cfg.chunk_nolat);
 VG_DEVCFG_ATTR(lat_each, "%d", !!(v.ctrl.cfg.flags & VG_CTRL_LAT_EACH));
 VG_DEVCFG_ATTR(enforce, "%d", v.enforce);
+VG_DEVCFG_ATTR(user_qps, "%s",
+	       v.user_qps == VERBSGATE_USER_QPS_DENY ? "deny" : "allow");
 VG_DEVCFG_ATTR(op_bytes_data, "%u", v.cost.cls[VG_OPC_DATA].bytes);
 VG_DEVCFG_ATTR(op_units_data, "%u", v.cost.cls[VG_OPC_DATA].units);
 VG_DEVCFG_ATTR(op_bytes_atomic, "%u", v.cost.cls[VG_OPC_ATOMIC].bytes);
@@ -135,6 +137,30 @@ static ssize_t qps_untracked_show(struct kobject *kobj,
 }
 
 static struct kobj_attribute qps_untracked_attr = __ATTR_RO(qps_untracked);
+
+static ssize_t user_qps_enforced_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	const struct vg_device *dev = to_vg_device(kobj);
+
+	return sysfs_emit(buf, "%d\n",
+			  vg_interpose_user_qps_enforced(&dev->ipose));
+}
+
+static struct kobj_attribute user_qps_enforced_attr =
+	__ATTR_RO(user_qps_enforced);
+
+static ssize_t user_qps_refused_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	struct vg_device *dev = to_vg_device(kobj);
+
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&dev->ipose.user_refused));
+}
+
+static struct kobj_attribute user_qps_refused_attr =
+	__ATTR_RO(user_qps_refused);
 
 static ssize_t chunk_table_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
@@ -185,6 +211,9 @@ static struct attribute *vg_device_attrs[] = {
 	&qps_tracked_attr.attr,
 	&qps_unsupported_attr.attr,
 	&qps_untracked_attr.attr,
+	&user_qps_attr.attr,
+	&user_qps_enforced_attr.attr,
+	&user_qps_refused_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vg_device);

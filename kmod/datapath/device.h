@@ -43,6 +43,9 @@ struct vg_qp;
  * @max_rate_set: the operator set MaxRate (the port's rate no longer
  *	applies)
  * @enforce: verbsgate paces and splits this device's QPs
+ * @user_qps: enum verbsgate_user_qps: whether a process may create a QP
+ *	that verbsgate cannot enforce (written under @ctrl_lock, read with
+ *	READ_ONCE() by the create QP wrapper)
  * @ref_p99_ns: latest p99 of the reference flow, 0 before the first sample
  * @port_work: reads the port's rate and largest message after attaching
  * @remove_work: detaches a device whose removal left its wrappers in
@@ -67,6 +70,7 @@ struct vg_device {
 	bool step_auto;
 	bool max_rate_set;
 	bool enforce;
+	u32 user_qps;
 	u64 ref_p99_ns;
 	struct work_struct port_work;
 	struct work_struct remove_work;

@@ -53,6 +53,8 @@
 #include <linux/rcupdate_wait.h>
 #include <linux/srcu.h>
 
+#include "tenant/tenant.h"
+
 #include "device.h"
 #include "interpose.h"
 #include "qp_tenant.h"
@@ -85,6 +87,54 @@ static void vg_create_qp_again(struct ib_qp *qp)
 		memset((u8 *)qp + sizeof(*qp), 0, size - sizeof(*qp));
 }
 
+/**
+ * vg_interpose_user_qps_enforced() - whether a device's user QPs are shaped
+ * @ip: the device's interposed operations
+ *
+ * A process posts to its QPs through a doorbell its driver owns, past
+ * every operation verbsgate interposes on: shaping them needs the
+ * driver's cooperation, which no driver offers yet (driver-patches/).
+ *
+ * Context: any.
+ */
+bool vg_interpose_user_qps_enforced(const struct vg_interpose *ip)
+{
+	return false;
+}
+
+/*
+ * user-qps deny, on a device whose user QPs verbsgate cannot enforce:
+ * whether to refuse the creating process's QP. Only a latency-class
+ * tenant's QPs are let through, since verbsgate never paces those; the
+ * tenant is the one the process's cgroup selects, as at creation (rule 1
+ * of tenant/tenant.h). Process context (the creator's); takes no lock.
+ */
+static bool vg_user_qp_refused(struct ib_qp *qp, struct vg_interpose *ip)
+{
+	struct vg_device *dev = vg_device_of(qp->device);
+	struct vg_qp_facts facts = { .user = true };
+	struct vg_ktenant *t;
+	bool refuse;
+
+	if (READ_ONCE(dev->user_qps) != VERBSGATE_USER_QPS_DENY ||
+	    vg_interpose_user_qps_enforced(ip) ||
+	    qp->qp_type == IB_QPT_XRC_TGT)
+		return false;
+	rcu_read_lock();
+	facts.cgrp = task_dfl_cgroup(current);
+	t = vg_tenant_classify(&facts);
+	rcu_read_unlock();
+	refuse = !t || READ_ONCE(t->pol.class) != VERBSGATE_CLASS_LATENCY;
+	if (refuse) {
+		atomic64_inc(&ip->user_refused);
+		pr_info_ratelimited("%s: refused a QP of %s[%d] in tenant %s: its user QPs are not enforced here (user-qps deny)\n",
+				    dev_name(&qp->device->dev), current->comm,
+				    task_tgid_nr(current), t ? t->name : "-");
+	}
+	vg_tenant_put(t);
+	return refuse;
+}
+
 static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 			struct ib_udata *udata)
 {
@@ -100,6 +150,10 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 	shaped = qp->real_qp == qp && vg_qp_shaped_type(qp, udata);
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
+	if (udata && vg_user_qp_refused(qp, ip)) {
+		srcu_read_unlock(&vg_interpose_srcu, idx);
+		return -EPERM;
+	}
 	if (shaped)
 		extra = vg_sendq_reserve(&ip->shaper, attr,
 					 qp->device->attrs.max_qp_wr);

@@ -22,6 +22,7 @@
  * @destroy_cq: likewise
  * @qps: the QPs created while interposed
  * @shaper: the shaper of the device's kernel-owned send queues
+ * @user_refused: user QPs refused by the device's user-qps deny
  * @attached: the wrappers are installed
  */
 struct vg_interpose {
@@ -37,6 +38,7 @@ struct vg_interpose {
 	int (*destroy_cq)(struct ib_cq *cq, struct ib_udata *udata);
 	struct vg_qp_table qps;
 	struct vg_shaper shaper;
+	atomic64_t user_refused;
 	bool attached;
 };
 
@@ -46,5 +48,6 @@ void vg_interpose_attach(struct vg_device *dev);
 bool vg_interpose_detach(struct vg_device *dev, bool rings,
 			 unsigned long bound);
 void vg_interpose_exit(void);
+bool vg_interpose_user_qps_enforced(const struct vg_interpose *ip);
 
 #endif /* _VG_INTERPOSE_H */

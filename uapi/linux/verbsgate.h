@@ -98,7 +98,7 @@ enum verbsgate_cmd {
 	VERBSGATE_CMD_TENANT_GET,
 	/*
 	 * Change device settings: DEV_INDEX or DEV_NAME, and at least one of
-	 * DEV_MAX_RATE .. DEV_ENFORCE. All or nothing. Admin.
+	 * DEV_MAX_RATE .. DEV_ENFORCE or DEV_USER_QPS. All or nothing. Admin.
 	 */
 	VERBSGATE_CMD_DEV_SET,
 	/*
@@ -210,8 +210,33 @@ enum verbsgate_attr {
 	 */
 	VERBSGATE_ATTR_DEV_QPS_UNTRACKED,
 
+	/*
+	 * User QPs (DEV_SET, DEV_GET). USER_QPS is a setting, enum
+	 * verbsgate_user_qps; USER_QPS_ENFORCED (u8, output) says whether
+	 * the device's driver lets verbsgate shape user QPs; USER_QPS_REFUSED
+	 * (u64, output) counts user QPs refused by USER_QPS deny.
+	 */
+	VERBSGATE_ATTR_DEV_USER_QPS,
+	VERBSGATE_ATTR_DEV_USER_QPS_ENFORCED,
+	VERBSGATE_ATTR_DEV_USER_QPS_REFUSED,
+
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
+};
+
+/*
+ * What a device does with user QPs it cannot enforce (DEV_USER_QPS), on
+ * a device whose USER_QPS_ENFORCED is 0: ALLOW creates them, tracked
+ * but unshaped (the default); DENY refuses their creation with EPERM
+ * unless the creating process belongs to a latency-class tenant (which
+ * verbsgate never paces), so that no paced tenant can bypass it there.
+ */
+enum verbsgate_user_qps {
+	VERBSGATE_USER_QPS_ALLOW,
+	VERBSGATE_USER_QPS_DENY,
+
+	__VERBSGATE_USER_QPS_MAX,
+	VERBSGATE_USER_QPS_MAX = __VERBSGATE_USER_QPS_MAX - 1
 };
 
 /* How verbsgate covers a QP it tracks (QP_ENFORCEMENT). */

@@ -54,7 +54,8 @@ void usage_dev(std::ostream &out)
 	       "                    step { RATE | auto } | period TIME | chunk SIZE |\n"
 	       "                    chunk-table SIZE@PCT[,SIZE@PCT...] | chunk-nolat SIZE |\n"
 	       "                    cost { data | atomic | mr } [ bytes N ] [ units N ] |\n"
-	       "                    latency-weight { group | each } | enforce { on | off } }\n"
+	       "                    latency-weight { group | each } | enforce { on | off } |\n"
+	       "                    user-qps { allow | deny } }\n"
 	       "       RATE := NUMBER[ bit | kbit | mbit | gbit | tbit | bps | kbps | ... ]\n"
 	       "       TIME := NUMBER[ ns | us | ms | s ]   SIZE := NUMBER[ b | k | m | g ]\n"
 	       "       -d shows the settings and the controller's state\n";

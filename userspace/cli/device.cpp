@@ -15,6 +15,12 @@ std::string time_or_none(uint64_t ns)
 	return ns ? format_time(ns) : "none";
 }
 
+// enum verbsgate_user_qps, as `dev set ... user-qps` takes it
+const char *user_qps_name(bool deny)
+{
+	return deny ? "deny" : "allow";
+}
+
 unsigned views(bool details)
 {
 	return kDevKey | kDevInfo | kDevQps |
@@ -84,6 +90,13 @@ const Table<Device> &device_table()
 		row(VERBSGATE_ATTR_DEV_QPS_UNTRACKED, &D::qps_untracked)
 			.in(kDevQps).at(1).shows(" untracked %s")
 			.key("qps.untracked"),
+		row(VERBSGATE_ATTR_DEV_USER_QPS_ENFORCED, &D::user_qps_enforced,
+		    on_off("enforced", "not-enforced"))
+			.in(kDevQps).at(1).shows(" user-qps %s")
+			.key("user_qps_enforced"),
+		row(VERBSGATE_ATTR_DEV_USER_QPS_REFUSED, &D::user_qps_refused)
+			.in(kDevQps).at(1).nonzero().shows(" refused %s")
+			.key("user_qps_refused"),
 		row(VERBSGATE_ATTR_DEV_MAX_RATE, &D::max_rate, rate)
 			.sent("maxrate").in(kDevSettings).at(2)
 			.shows(" maxrate %s").key("max_rate"),
@@ -115,6 +128,10 @@ const Table<Device> &device_table()
 		row(VERBSGATE_ATTR_DEV_ENFORCE, &D::enforce, on_off("on", "off"))
 			.sent("enforce").in(kDevSettings).at(3, 5)
 			.shows(" enforce %s").key("enforce"),
+		row(VERBSGATE_ATTR_DEV_USER_QPS, &D::user_qps_deny,
+		    words<bool>(user_qps_name))
+			.sent("user-qps").in(kDevSettings).at(3, 6)
+			.shows(" user-qps %s").key("user_qps"),
 		// State, but shown with the settings: `stats -s` omits it.
 		row(VERBSGATE_ATTR_DEV_MAX_CHUNK, &D::max_chunk, size)
 			.in(kDevSettings).at(3, 3).shows(" max-chunk %s")

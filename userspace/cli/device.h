@@ -40,6 +40,9 @@ struct Device {
 	std::optional<uint32_t> qps_tracked;
 	std::optional<uint32_t> qps_unsupported;
 	std::optional<uint32_t> qps_untracked;
+	// user QPs: whether verbsgate shapes them here, and those refused
+	std::optional<bool> user_qps_enforced;
+	std::optional<uint64_t> user_qps_refused;
 	// settings
 	std::optional<uint64_t> max_rate;
 	std::optional<uint64_t> max_ops;
@@ -51,6 +54,7 @@ struct Device {
 	std::vector<OpCost> costs;		// requests: the classes given
 	std::optional<bool> lat_each;
 	std::optional<bool> enforce;
+	std::optional<bool> user_qps_deny;	// enum verbsgate_user_qps
 	// state
 	std::optional<uint32_t> max_chunk;
 	std::optional<uint64_t> safe_util;

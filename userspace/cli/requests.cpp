@@ -287,6 +287,9 @@ Device parse_dev_set(Args &args)
 					    "group");
 		} else if (args.accept("enforce")) {
 			d.enforce = on_off(args, "enforce", "on", "off");
+		} else if (args.accept("user-qps")) {
+			d.user_qps_deny = on_off(args, "user-qps", "deny",
+						 "allow");
 		} else {
 			throw UsageError("unknown dev set argument \"" +
 					 args.peek() + "\"");
@@ -294,7 +297,7 @@ Device parse_dev_set(Args &args)
 	}
 	if (!d.max_rate && !d.max_ops && !d.target_p99_ns && !d.step &&
 	    !d.period_ns && !d.chunk_nolat && !d.chunk_table &&
-	    d.costs.empty() && !d.lat_each && !d.enforce)
+	    d.costs.empty() && !d.lat_each && !d.enforce && !d.user_qps_deny)
 		throw UsageError("nothing to set; see 'verbsgate dev help'");
 	return d;
 }

@@ -96,6 +96,9 @@ TEST(Tables, EveryUapiAttributeOnce)
 	for (int t : range(VERBSGATE_ATTR_DEV_QPS_ENFORCED,
 			   VERBSGATE_ATTR_DEV_QPS_UNTRACKED))
 		dev.push_back(t);
+	for (int t : range(VERBSGATE_ATTR_DEV_USER_QPS,
+			   VERBSGATE_ATTR_DEV_USER_QPS_REFUSED))
+		dev.push_back(t);
 	// No kernel sends QP_WEIGHT yet; the CLI has nothing to show of it.
 	vector<int> qp = {VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NAME,
 			  VERBSGATE_ATTR_TENANT_NAME, VERBSGATE_ATTR_TENANT_ID};

@@ -136,7 +136,7 @@ TEST(DevSet, EverySetting)
 			"200us", "chunk-table", "2k@40%,5k@100%", "chunk-nolat",
 			"1m", "cost", "atomic", "bytes", "800", "units", "3",
 			"cost", "mr", "units", "16", "latency-weight", "each",
-			"enforce", "off"});
+			"enforce", "off", "user-qps", "deny"});
 	EXPECT_EQ(d.name, "rxe0");
 	EXPECT_EQ(d.max_rate, 3125000000u);
 	EXPECT_EQ(d.max_ops, 30000000u);
@@ -156,6 +156,15 @@ TEST(DevSet, EverySetting)
 	EXPECT_EQ(d.costs[1].units, 16u);
 	EXPECT_EQ(d.lat_each, true);
 	EXPECT_EQ(d.enforce, false);
+	EXPECT_EQ(d.user_qps_deny, true);
+}
+
+TEST(DevSet, UserQpsAloneAndBadWord)
+{
+	EXPECT_EQ(dev({"rxe0", "user-qps", "allow"}).user_qps_deny, false);
+	EXPECT_EQ(dev({"rxe0", "user-qps", "deny"}).user_qps_deny, true);
+	EXPECT_THROW(dev({"rxe0", "user-qps", "refuse"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "user-qps"}), UsageError);
 }
 
 TEST(DevSet, ChunkNoneAutoAndOn)
