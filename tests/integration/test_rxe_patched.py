@@ -184,3 +184,41 @@ def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
     assert held["small_ms"] >= held["release_ms"], held
     released = re.search(r"^timer_released:(\d+)$", counters, re.M)
     assert released and int(released.group(1)) >= 1, counters
+
+
+def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe):
+    """WQEs a policy holds are flushed in order when their QP fails, and
+    released when the policy unregisters while they are held."""
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+    g.run(f"insmod {SQHOLD_MODULE}", check=True)
+    try:
+        res = g.run(f"{NODOORBELL} {g.rxe_dev} {idx} flush "
+                    f"{SQHOLD_PARAMS}/hold {SQHOLD_PARAMS}/posted", timeout=60)
+        flushes = g.run(f"cat {SQHOLD_PARAMS}/flushes", check=True).out
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    assert res.ok and "flushed=ok" in res.out, res.out
+    assert unload.ok, unload.out
+    assert int(flushes) >= 1, flushes
+
+    # RC SEND/RECV held from the start; unloading the policy releases it.
+    g.run(f"insmod {SQHOLD_MODULE} && echo 1 >{SQHOLD_PARAMS}/hold",
+          check=True)
+    try:
+        g.spawn(f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} -n 20 -c "
+                "-p 18952", "/tmp/held-server.log")
+        client = g.spawn(f"sleep 1; ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                         f"-n 20 -c -p 18952 {g.ip}", "/tmp/held-client.log")
+        stalled = g.run(f"sleep 4; kill -0 {client} && "
+                        f"cat {SQHOLD_PARAMS}/posted")
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    assert unload.ok, unload.out
+    assert stalled.ok and int(stalled.out) >= 1, \
+        f"the held pingpong did not wait: {stalled.out}"
+    done = g.run(f"for i in $(seq 100); do kill -0 {client} 2>/dev/null || "
+                 "break; sleep 0.1; done; cat /tmp/held-client.log",
+                 timeout=60)
+    assert "iters in" in done.out, done.out
+    assert not re.search(r"invalid|fail", done.out, re.I), done.out

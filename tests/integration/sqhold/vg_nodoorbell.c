@@ -19,7 +19,12 @@
  * release (-1 without HOLD_FILE). Exits 0 when both WRITEs completed
  * successfully with intact data.
  *
- *   vg_nodoorbell DEV GID_INDEX WAIT_MS [HOLD_FILE POSTED_FILE]
+ * With "flush" for WAIT_MS, HOLD_FILE is set to 1 first and both WRITEs
+ * are posted with their doorbells; after 500 ms without a completion, QP
+ * A is moved to the error state, and both WRITEs must complete, in order,
+ * with IBV_WC_WR_FLUSH_ERR (prints "flushed=ok"; exits 0 then).
+ *
+ *   vg_nodoorbell DEV GID_INDEX WAIT_MS|flush [HOLD_FILE POSTED_FILE]
  */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
@@ -138,6 +143,59 @@ static void post_write(struct ibv_qp *qp, struct ibv_mr *mr, char *src,
 		die("ibv_post_send");
 }
 
+/* WRITEs held by the policy are flushed, in order, when the QP fails */
+static int flush_held(struct ibv_qp *qa, struct ibv_cq *cq, struct ibv_mr *mr,
+		      char *buf, const char *hold_file)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	unsigned long long next = 1;
+	struct ibv_wc wc;
+	long t0;
+	int n;
+
+	if (!hold_file)
+		return 2;
+	put_file(hold_file, "1");
+	post_write(qa, mr, buf, buf + BIG_LEN + SMALL_LEN, BIG_LEN, 1);
+	post_write(qa, mr, buf + BIG_LEN, buf + 2 * BIG_LEN + SMALL_LEN,
+		   SMALL_LEN, 2);
+	usleep(500000);
+	n = ibv_poll_cq(cq, 1, &wc);
+	if (n != 0) {
+		printf("flushed=bad: a held WRITE completed (wr %llu)\n",
+		       n > 0 ? (unsigned long long)wc.wr_id : 0ULL);
+		put_file(hold_file, "0");
+		return 1;
+	}
+	if (ibv_modify_qp(qa, &a, IBV_QP_STATE))
+		die("ERR");
+	for (t0 = now_ms(); next <= 2 && now_ms() - t0 < 10000;) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.wr_id != next || wc.status != IBV_WC_WR_FLUSH_ERR) {
+			printf("flushed=bad: wr %llu %s, expected wr %llu flushed\n",
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status),
+			       next);
+			break;
+		}
+		next++;
+	}
+	put_file(hold_file, "0");
+	if (next <= 2) {
+		printf("flushed=bad: %llu of 2 completions\n",
+		       next - 1);
+		return 1;
+	}
+	printf("flushed=ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr init = {
@@ -198,6 +256,9 @@ int main(int argc, char **argv)
 		die("mr/qp");
 	connect_qp(qa, qb->qp_num, &gid, gid_index);
 	connect_qp(qb, qa->qp_num, &gid, gid_index);
+
+	if (!strcmp(argv[3], "flush"))
+		return flush_held(qa, cq, mr, buf, hold_file);
 
 	/* dst = buf + BIG_LEN + SMALL_LEN: big first, then small */
 	post_write(qa, mr, buf, buf + BIG_LEN + SMALL_LEN, BIG_LEN, 1);
