@@ -7,6 +7,8 @@
 #   make demo       the main job: boot the test-bed guest and show verbsgate
 #   make check      every test: checkpatch, KUnit (UML), GoogleTest, pytest
 #   make bench      native benchmarks of the policy core
+#   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
+#   make rxe-conformance  rdma-core's test suite on stock and patched rxe
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
 #   make install    install the module for the running kernel and the tools
 #
@@ -22,7 +24,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
-	integration checkpatch bench soak install clean
+	integration checkpatch bench soak install clean rxe rxe-conformance
 
 all: module userspace
 
@@ -35,8 +37,20 @@ module:
 # that destroys QPs undrained. Each folder's Kbuild says what it is.
 TEST_MODULES := $(patsubst %/Kbuild,%,$(wildcard tests/integration/*/Kbuild))
 
-test-modules:
+test-modules: rxe
 	$(foreach m,$(TEST_MODULES),$(MAKE) -C $(KDIR) M=$(CURDIR)/$(m) modules &&) true
+
+# rdma_rxe.ko with the driver patch series, in $(BUILD)/rdma_rxe (test
+# modules that implement a send queue policy link against it).
+rxe:
+	BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR) scripts/build-rxe.sh
+
+# rdma-core's whole test suite on stock rxe, on patched rxe with no
+# policy and with a pass-through test policy, in one guest: the results
+# must be identical (also part of make check; ~2 min).
+rxe-conformance: deps rxe test-modules
+	$(PYTHON) -m pytest -v -rP \
+		tests/integration/test_rxe_patched.py -k conformance
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -10,6 +10,7 @@ xz-utils cpio gzip util-linux
 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 qemu-system-x86 busybox-static iproute2
 rdma-core ibverbs-providers ibverbs-utils libibverbs-dev perftest
+python3-pyverbs
 libnl-3-dev libnl-genl-3-dev
 nvme-cli fio
 python3 python3-pytest

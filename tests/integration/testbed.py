@@ -27,6 +27,9 @@ MODULE = REPO / "kmod" / "verbsgate.ko"
 FAULT_MODULE = REPO / "tests" / "integration" / "faultmod" / "vg_fault.ko"
 BUILD_DIR = Path(os.environ.get("BUILD", REPO / "build"))
 CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
+# rdma_rxe.ko with driver-patches/rdma_rxe applied (make rxe).
+RXE_DIR = BUILD_DIR / "rdma_rxe"
+RXE_MODULE = RXE_DIR / "drivers" / "infiniband" / "sw" / "rxe" / "rdma_rxe.ko"
 
 # Modules the initramfs needs to mount the root over 9p and reach the agent.
 INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "virtio_console"]
@@ -435,6 +438,30 @@ class Guest:
             "for i in $(seq 10); do out=$(rmmod verbsgate 2>&1) && exit 0; "
             "case $out in *'temporarily unavailable'*|*'is in use'*) "
             "sleep 0.2;; *) break;; esac; done; echo \"$out\"; exit 1")
+
+    # -- rdma_rxe, stock or patched -----------------------------------
+
+    def load_rxe(self, patched: bool = True) -> Result:
+        """Replace the loaded rdma_rxe by the build with the driver patch
+        series (patched) or by the kernel's own module, and add rxe0 back
+        on the same netdev. The base state (conftest) expects the stock
+        module, so a test that loads the patched one puts the stock one
+        back when it ends."""
+        if patched and not RXE_MODULE.exists():
+            raise GuestError(f"{RXE_MODULE} is not built; run 'make rxe'")
+        load = (f"modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel && "
+                f"insmod {RXE_MODULE}" if patched else "modprobe rdma_rxe")
+        return self.run(
+            "for l in $(rdma -j link show | python3 -c "
+            "'import json,sys; print(\" \".join(x[\"ifname\"] "
+            "for x in json.load(sys.stdin)))'); do "
+            "rdma link delete $l; done; "
+            f"rmmod rdma_rxe 2>/dev/null; {load} && "
+            f"rdma link add {self.rxe_dev} type rxe netdev {self.netdev}")
+
+    def rxe_patched(self) -> bool:
+        """Whether the loaded rdma_rxe has the send queue policy hook."""
+        return self.run("grep -qw rxe_sq_policy_register /proc/kallsyms").ok
 
     def verbsgate_loaded(self) -> bool:
         return self.run("test -d /sys/module/verbsgate").ok

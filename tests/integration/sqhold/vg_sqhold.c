@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vg_sqhold: a test-only send queue policy for the patched rdma_rxe.
+ *
+ * Governs every user QP created while it is loaded. While the @hold
+ * parameter is 0 it releases each WQE as it is posted; while it is 1 it
+ * holds them, and a timer (every @period_ms) releases whatever is held
+ * once @hold is 0 again. Read-only counters: @qps governed so far,
+ * @posted WQEs offered, @timer_released WQEs the timer released, @flushes
+ * of held WQEs by rxe. Never load it outside the test bed.
+ *
+ *   insmod vg_sqhold.ko; echo 1 >/sys/module/vg_sqhold/parameters/hold
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <rdma/rxe_sq_policy.h>
+
+static bool hold;
+module_param(hold, bool, 0644);
+MODULE_PARM_DESC(hold, "hold posted WQEs until this is 0 again");
+
+static unsigned int period_ms = 50;
+module_param(period_ms, uint, 0444);
+MODULE_PARM_DESC(period_ms, "period of the releasing timer");
+
+static atomic_t qps, posted, timer_released, flushes;
+
+static int counter_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
+}
+
+static const struct kernel_param_ops counter_ops = { .get = counter_get };
+module_param_cb(qps, &counter_ops, &qps, 0444);
+module_param_cb(posted, &counter_ops, &posted, 0444);
+module_param_cb(timer_released, &counter_ops, &timer_released, 0444);
+module_param_cb(flushes, &counter_ops, &flushes, 0444);
+
+struct sqhold_qp {
+	struct list_head node;
+	struct ib_qp *qp;
+};
+
+/*
+ * sqhold_lock guards sqhold_qps: taken by the timer (softirq) and by
+ * attach/detach (process context, with _bh). Taken before rxe's gate lock
+ * (the timer calls rxe_sq_release() under it); never taken under it.
+ */
+static DEFINE_SPINLOCK(sqhold_lock);
+static LIST_HEAD(sqhold_qps);
+static struct timer_list sqhold_timer;
+
+static int sqhold_attach(struct ib_qp *qp, void **priv)
+{
+	struct sqhold_qp *q = kzalloc(sizeof(*q), GFP_KERNEL);
+
+	if (!q)
+		return -ENOMEM;
+	q->qp = qp;
+	spin_lock_bh(&sqhold_lock);
+	list_add_tail(&q->node, &sqhold_qps);
+	spin_unlock_bh(&sqhold_lock);
+	atomic_inc(&qps);
+	*priv = q;
+	return 0;
+}
+
+static void sqhold_detach(struct ib_qp *qp, void *priv)
+{
+	struct sqhold_qp *q = priv;
+
+	spin_lock_bh(&sqhold_lock);
+	list_del(&q->node);
+	spin_unlock_bh(&sqhold_lock);
+	kfree(q);
+}
+
+/* rxe's gate lock held, interrupts off */
+static u32 sqhold_post(struct ib_qp *qp, void *priv,
+		       const struct rxe_send_wqe *wqe, u32 held)
+{
+	atomic_inc(&posted);
+	return READ_ONCE(hold) ? 0 : held;
+}
+
+/* rxe's gate lock held, interrupts off */
+static void sqhold_flush(struct ib_qp *qp, void *priv)
+{
+	atomic_inc(&flushes);
+}
+
+/* timer (softirq) */
+static void sqhold_tick(struct timer_list *t)
+{
+	struct sqhold_qp *q;
+
+	if (!READ_ONCE(hold)) {
+		spin_lock(&sqhold_lock);
+		list_for_each_entry(q, &sqhold_qps, node)
+			atomic_add(rxe_sq_release(q->qp, U32_MAX),
+				   &timer_released);
+		spin_unlock(&sqhold_lock);
+	}
+	mod_timer(&sqhold_timer, jiffies + msecs_to_jiffies(period_ms));
+}
+
+static const struct rxe_sq_policy_ops sqhold_ops = {
+	.owner = THIS_MODULE,
+	.name = "vg_sqhold",
+	.qp_attach = sqhold_attach,
+	.qp_detach = sqhold_detach,
+	.sq_post = sqhold_post,
+	.sq_flush = sqhold_flush,
+};
+
+static int __init sqhold_init(void)
+{
+	int err;
+
+	timer_setup(&sqhold_timer, sqhold_tick, 0);
+	err = rxe_sq_policy_register(&sqhold_ops);
+	if (err)
+		return err;
+	mod_timer(&sqhold_timer, jiffies + msecs_to_jiffies(period_ms));
+	return 0;
+}
+
+static void __exit sqhold_exit(void)
+{
+	/* detaches every QP: the timer finds none afterwards */
+	rxe_sq_policy_unregister(&sqhold_ops);
+	del_timer_sync(&sqhold_timer);
+}
+
+module_init(sqhold_init);
+module_exit(sqhold_exit);
+MODULE_DESCRIPTION("verbsgate test: a send queue policy that holds WQEs");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,224 @@
+"""rdma_rxe with the driver patch series (driver-patches/rdma_rxe).
+
+The series must apply to the cached linux-source-6.1 tree; the module it
+builds (make rxe) must load in place of the stock rdma_rxe and move RDMA
+traffic with its data intact; rdma-core's own test suite must give the
+same result on it as on the stock module, in the same guest, with no
+send queue policy registered and with a policy that releases every WQE
+as it is posted (every user send queue then runs through the private
+ring). The whole suite takes about 20 s per run in the guest, so CI runs
+all of it (`make rxe-conformance` runs just that test).
+
+vg_sqhold (tests/integration/sqhold), a test policy, shows that a WQE a
+user QP writes into its ring without ringing the doorbell, which stock
+rxe executes the next time the requester runs, stays unexecuted while
+the policy holds it and runs once the policy's timer releases it.
+"""
+import re
+import subprocess
+
+import pytest
+
+from nvme import ipv4_gid
+from testbed import BUILD_DIR, REPO
+
+RDMA_CORE_TESTS = "/usr/share/doc/rdma-core/tests"
+GID_SLOTS = 64
+SQHOLD = REPO / "tests" / "integration" / "sqhold"
+SQHOLD_MODULE = SQHOLD / "vg_sqhold.ko"
+SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
+NODOORBELL = BUILD_DIR / "tests" / "vg_nodoorbell"
+
+
+def gid_index(g, addr: str) -> int:
+    """Index of the IPv4-mapped GID of addr in rxe0's port 1 table."""
+    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
+    res = g.run(f"cd {path} && for i in $(seq 0 {GID_SLOTS - 1}); do "
+                f"grep -qx {ipv4_gid(addr)} $i && echo $i && exit 0; "
+                "sleep 0; done; exit 1", check=True)
+    return int(res.out.split()[0])
+
+
+@pytest.fixture
+def patched_rxe(guest):
+    """The guest with the patched rdma_rxe loaded; stock again afterwards."""
+    res = guest.load_rxe(patched=True)
+    assert res.ok, f"loading the patched rdma_rxe failed:\n{res.out}"
+    assert guest.rxe_patched()
+    yield guest
+    res = guest.load_rxe(patched=False)
+    assert res.ok, f"reloading the stock rdma_rxe failed:\n{res.out}"
+
+
+def test_series_applies_and_is_checkpatch_clean():
+    subprocess.run([str(REPO / "scripts" / "build-rxe.sh"), "--check"],
+                   check=True)
+    subprocess.run([str(REPO / "scripts" / "checkpatch.sh")], check=True)
+
+
+def test_patched_rxe_moves_traffic(patched_rxe):
+    g = patched_rxe
+    taint = g.run("cat /sys/module/rdma_rxe/taint", check=True).out.strip()
+    assert "O" in taint, f"rdma_rxe is not the out-of-tree build: {taint}"
+    idx = gid_index(g, g.ip)
+
+    # RC SEND/RECV with every received buffer checked (--chk).
+    server = g.spawn(f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} -s 65536 "
+                     "-n 200 -c -p 18950", "/tmp/pingpong-server.log")
+    client = g.run(f"sleep 1; ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                   f"-s 65536 -n 200 -c -p 18950 {g.ip}", timeout=120)
+    g.run(f"for i in $(seq 50); do kill -0 {server} 2>/dev/null || "
+          "exit 0; sleep 0.1; done; kill {server}")
+    server_log = g.run("cat /tmp/pingpong-server.log").out
+    assert client.ok, f"ibv_rc_pingpong client:\n{client.out}\n" \
+        f"server:\n{server_log}"
+    assert "iters in" in client.out, client.out
+    assert not re.search(r"invalid|fail", client.out + server_log, re.I), \
+        client.out + server_log
+
+    # RDMA WRITE bandwidth (perftest).
+    g.spawn(f"ib_write_bw -d {g.rxe_dev} -x {idx} -s 65536 -n 500 "
+            "-p 18951", "/tmp/write-bw-server.log")
+    client = g.run(f"sleep 1; ib_write_bw -d {g.rxe_dev} -x {idx} "
+                   f"-s 65536 -n 500 -p 18951 {g.ip}", timeout=120)
+    assert client.ok, client.out
+    assert re.search(r"^\s*65536\s+500\s", client.out, re.M), client.out
+
+
+def run_rdma_core_suite(g) -> dict:
+    """Runs rdma-core's test suite on rxe0; returns its counts and the
+    names of the tests that failed or raised."""
+    res = g.run(
+        "rm -rf /tmp/rdma-core && mkdir /tmp/rdma-core && "
+        f"cp -r {RDMA_CORE_TESTS} /tmp/rdma-core/tests && "
+        "gunzip -f /tmp/rdma-core/tests/*.gz && cd /tmp/rdma-core/tests && "
+        f"python3 run_tests.py --dev {g.rxe_dev} "
+        ">/tmp/rdma-core/out.log 2>&1; echo rc=$?; "
+        "grep -E '^(Ran |OK|FAILED|(ERROR|FAIL): )' /tmp/rdma-core/out.log",
+        timeout=1200)
+    assert res.ok, res.out
+    ran = re.search(r"^Ran (\d+) tests? in ([\d.]+)s", res.out, re.M)
+    assert ran, f"rdma-core's suite did not finish:\n{res.out}"
+    counts = {"tests": int(ran.group(1)), "seconds": float(ran.group(2))}
+    verdict = re.search(r"^(OK|FAILED)(?: \((.*)\))?$", res.out, re.M)
+    assert verdict, res.out
+    for part in (verdict.group(2) or "").split(", "):
+        if "=" in part:
+            key, value = part.split("=")
+            counts[key] = int(value)
+    for key in ("skipped", "failures", "errors", "expected failures",
+                "unexpected successes"):
+        counts.setdefault(key, 0)
+    counts["broken"] = sorted(re.findall(r"^(?:ERROR|FAIL): (\S+ \(\S+\))",
+                                         res.out, re.M))
+    return counts
+
+
+def test_rdma_core_conformance_stock_vs_patched(guest):
+    """Same guest: stock rdma_rxe, patched rdma_rxe with no policy, and
+    patched rdma_rxe with vg_sqhold releasing every WQE as it is posted.
+    rdma-core's suite must give identical counts and the same broken
+    tests in all three."""
+    assert not guest.rxe_patched()
+    runs = {"stock": run_rdma_core_suite(guest)}
+    res = guest.load_rxe(patched=True)
+    assert res.ok, res.out
+    try:
+        assert guest.rxe_patched()
+        runs["patched"] = run_rdma_core_suite(guest)
+        guest.run(f"insmod {SQHOLD_MODULE}", check=True)
+        runs["patched+policy"] = run_rdma_core_suite(guest)
+        governed = guest.run(f"cat {SQHOLD_PARAMS}/qps {SQHOLD_PARAMS}/posted",
+                             check=True).out.split()
+        guest.run("rmmod vg_sqhold", check=True)
+    finally:
+        res = guest.load_rxe(patched=False)
+    assert res.ok, res.out
+    print("\nrdma-core suite:\n" + "\n".join(
+        f"  {name:15} {counts}" for name, counts in runs.items()) +
+        f"\n  the policy governed {governed[0]} QPs, {governed[1]} WQEs")
+    assert runs["stock"]["tests"] > 0
+    assert int(governed[0]) > 0 and int(governed[1]) > 0
+    keys = ("tests", "skipped", "failures", "errors", "expected failures",
+            "unexpected successes", "broken")
+    for name in ("patched", "patched+policy"):
+        assert {k: runs[name][k] for k in keys} == \
+            {k: runs["stock"][k] for k in keys}, name
+
+
+def nodoorbell(g, idx: int, wait_ms: int, policy: bool) -> dict:
+    args = f"{g.rxe_dev} {idx} {wait_ms}"
+    if policy:
+        args += f" {SQHOLD_PARAMS}/hold {SQHOLD_PARAMS}/posted"
+    res = g.run(f"{NODOORBELL} {args}", timeout=wait_ms / 1000 + 60)
+    out = dict(re.findall(r"(\w+)=(\S+)", res.out))
+    assert res.ok and out.get("data") == "ok", res.out
+    assert int(out["suppressed"]) >= 1, f"no doorbell was suppressed: {res.out}"
+    return {k: (v if k == "data" else int(v)) for k, v in out.items()}
+
+
+def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
+    subprocess.run(["gcc", "-O2", "-Wall", "-rdynamic", "-o", str(NODOORBELL),
+                    str(SQHOLD / "vg_nodoorbell.c"), "-libverbs"],
+                   check=True)
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+
+    # No policy: as on stock rxe, the requester, running for the big
+    # WRITE, executes the WQE that no doorbell announced.
+    free = nodoorbell(g, idx, 4000, policy=False)
+    print(f"\nno policy: {free}")
+
+    g.run(f"insmod {SQHOLD_MODULE}", check=True)
+    try:
+        held = nodoorbell(g, idx, 4000, policy=True)
+        counters = g.run(f"cd {SQHOLD_PARAMS} && grep . qps posted "
+                         "timer_released flushes", check=True).out
+    finally:
+        g.run("rmmod vg_sqhold", check=True)
+    print(f"policy holding: {held}\n{counters}")
+    # The big WRITE completed while the small one was held: the requester
+    # ran, took the small WQE in (the policy saw both) and did not run it.
+    assert held["big_ms"] < held["release_ms"], held
+    assert held["posted_at_release"] == 2, held
+    assert held["small_ms"] >= held["release_ms"], held
+    released = re.search(r"^timer_released:(\d+)$", counters, re.M)
+    assert released and int(released.group(1)) >= 1, counters
+
+
+def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe):
+    """WQEs a policy holds are flushed in order when their QP fails, and
+    released when the policy unregisters while they are held."""
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+    g.run(f"insmod {SQHOLD_MODULE}", check=True)
+    try:
+        res = g.run(f"{NODOORBELL} {g.rxe_dev} {idx} flush "
+                    f"{SQHOLD_PARAMS}/hold {SQHOLD_PARAMS}/posted", timeout=60)
+        flushes = g.run(f"cat {SQHOLD_PARAMS}/flushes", check=True).out
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    assert res.ok and "flushed=ok" in res.out, res.out
+    assert unload.ok, unload.out
+    assert int(flushes) >= 1, flushes
+
+    # RC SEND/RECV held from the start; unloading the policy releases it.
+    g.run(f"insmod {SQHOLD_MODULE} && echo 1 >{SQHOLD_PARAMS}/hold",
+          check=True)
+    try:
+        g.spawn(f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} -n 20 -c "
+                "-p 18952", "/tmp/held-server.log")
+        client = g.spawn(f"sleep 1; ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                         f"-n 20 -c -p 18952 {g.ip}", "/tmp/held-client.log")
+        stalled = g.run(f"sleep 4; kill -0 {client} && "
+                        f"cat {SQHOLD_PARAMS}/posted")
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    assert unload.ok, unload.out
+    assert stalled.ok and int(stalled.out) >= 1, \
+        f"the held pingpong did not wait: {stalled.out}"
+    done = g.run(f"for i in $(seq 100); do kill -0 {client} 2>/dev/null || "
+                 "break; sleep 0.1; done; cat /tmp/held-client.log",
+                 timeout=60)
+    assert "iters in" in done.out, done.out
+    assert not re.search(r"invalid|fail", done.out, re.I), done.out
