@@ -21,6 +21,7 @@ import pytest
 
 from nvme import ipv4_gid
 from testbed import BUILD_DIR, REPO
+from vgcli import eventually
 
 RDMA_CORE_TESTS = "/usr/share/doc/rdma-core/tests"
 GID_SLOTS = 64
@@ -56,6 +57,25 @@ def test_series_applies_and_is_checkpatch_clean():
     subprocess.run([str(REPO / "scripts" / "checkpatch.sh")], check=True)
 
 
+def serve(g, cmd: str, port: int, log: str) -> int:
+    """Starts a perftest-style server and returns its pid once it listens
+    on its TCP port, so the client never races its start."""
+    pid = g.spawn(f"exec {cmd}", log)
+    eventually(g, f"a listener on port {port}",
+               lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'").out.strip()),
+               True)
+    return pid
+
+
+def stop(g, pid: int):
+    """Ends a server that is still running (its client failed, say), and
+    waits until it has gone: its open device would hold up the rxe link's
+    removal (ib_uverbs waits for every user to close)."""
+    g.run(f"kill {pid} 2>/dev/null; "
+          f"for i in $(seq 100); do kill -0 {pid} 2>/dev/null || exit 0; "
+          "sleep 0.1; done; exit 1", check=True)
+
+
 def test_patched_rxe_moves_traffic(patched_rxe):
     g = patched_rxe
     taint = g.run("cat /sys/module/rdma_rxe/taint", check=True).out.strip()
@@ -63,12 +83,15 @@ def test_patched_rxe_moves_traffic(patched_rxe):
     idx = gid_index(g, g.ip)
 
     # RC SEND/RECV with every received buffer checked (--chk).
-    server = g.spawn(f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} -s 65536 "
-                     "-n 200 -c -p 18950", "/tmp/pingpong-server.log")
-    client = g.run(f"sleep 1; ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
-                   f"-s 65536 -n 200 -c -p 18950 {g.ip}", timeout=120)
-    g.run(f"for i in $(seq 50); do kill -0 {server} 2>/dev/null || "
-          "exit 0; sleep 0.1; done; kill {server}")
+    server = serve(g, f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} -s 65536 "
+                   "-n 200 -c -p 18950", 18950, "/tmp/pingpong-server.log")
+    try:
+        client = g.run(f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                       f"-s 65536 -n 200 -c -p 18950 {g.ip}", timeout=120)
+        g.run(f"for i in $(seq 50); do kill -0 {server} 2>/dev/null || "
+              "exit 0; sleep 0.1; done")
+    finally:
+        stop(g, server)
     server_log = g.run("cat /tmp/pingpong-server.log").out
     assert client.ok, f"ibv_rc_pingpong client:\n{client.out}\n" \
         f"server:\n{server_log}"
@@ -77,10 +100,13 @@ def test_patched_rxe_moves_traffic(patched_rxe):
         client.out + server_log
 
     # RDMA WRITE bandwidth (perftest).
-    g.spawn(f"ib_write_bw -d {g.rxe_dev} -x {idx} -s 65536 -n 500 "
-            "-p 18951", "/tmp/write-bw-server.log")
-    client = g.run(f"sleep 1; ib_write_bw -d {g.rxe_dev} -x {idx} "
-                   f"-s 65536 -n 500 -p 18951 {g.ip}", timeout=120)
+    server = serve(g, f"ib_write_bw -d {g.rxe_dev} -x {idx} -s 65536 -n 500 "
+                   "-p 18951", 18951, "/tmp/write-bw-server.log")
+    try:
+        client = g.run(f"ib_write_bw -d {g.rxe_dev} -x {idx} "
+                       f"-s 65536 -n 500 -p 18951 {g.ip}", timeout=120)
+    finally:
+        stop(g, server)
     assert client.ok, client.out
     assert re.search(r"^\s*65536\s+500\s", client.out, re.M), client.out
 
@@ -146,6 +172,16 @@ def test_rdma_core_conformance_stock_vs_patched(guest):
             {k: runs["stock"][k] for k in keys}, name
 
 
+@pytest.fixture(scope="module")
+def nodoorbell_bin():
+    """vg_nodoorbell, built once for this file's tests."""
+    NODOORBELL.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["gcc", "-O2", "-Wall", "-rdynamic", "-o", str(NODOORBELL),
+                    str(SQHOLD / "vg_nodoorbell.c"), "-libverbs"],
+                   check=True)
+    return NODOORBELL
+
+
 def nodoorbell(g, idx: int, wait_ms: int, policy: bool) -> dict:
     args = f"{g.rxe_dev} {idx} {wait_ms}"
     if policy:
@@ -157,10 +193,8 @@ def nodoorbell(g, idx: int, wait_ms: int, policy: bool) -> dict:
     return {k: (v if k == "data" else int(v)) for k, v in out.items()}
 
 
-def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
-    subprocess.run(["gcc", "-O2", "-Wall", "-rdynamic", "-o", str(NODOORBELL),
-                    str(SQHOLD / "vg_nodoorbell.c"), "-libverbs"],
-                   check=True)
+def test_policy_holds_wqes_written_without_doorbell(patched_rxe,
+                                                    nodoorbell_bin):
     g = patched_rxe
     idx = gid_index(g, g.ip)
 
@@ -186,7 +220,8 @@ def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
     assert released and int(released.group(1)) >= 1, counters
 
 
-def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe):
+def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe,
+                                                         nodoorbell_bin):
     """WQEs a policy holds are flushed in order when their QP fails, and
     released when the policy unregisters while they are held."""
     g = patched_rxe
