@@ -17,11 +17,12 @@ TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
                  "max_rate", "qps"}
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
                 "split_wrs", "throttled_ns", "queued_wrs"}
-DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps"}
+DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
+              "user_qps_enforced", "user_qps_refused"}
 DEV_DETAIL_FIELDS = DEV_FIELDS | {
     "max_rate", "max_ops", "target_p99_ns", "aimd_step", "aimd_period_ns",
     "chunk_nolat", "chunk_table", "op_costs", "lat_each", "enforce",
-    "max_chunk", "safe_util", "rmin", "chunk_size", "ref_p99_ns",
+    "user_qps", "max_chunk", "safe_util", "rmin", "chunk_size", "ref_p99_ns",
     "aimd_increases", "aimd_decreases"}
 DEV_STATS_FIELDS = {"index", "name", "safe_util", "rmin", "chunk_size",
                     "ref_p99_ns", "aimd_increases", "aimd_decreases"}

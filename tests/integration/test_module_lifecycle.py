@@ -77,6 +77,9 @@ def test_device_attributes_match_ib_core(guest):
     # QPs by enforcement (test_qp_enforcement.py checks the numbers).
     assert set(shown.pop("qps")) == {"enforced", "tracked", "unsupported",
                                      "untracked"}
+    # User QPs (test_user_qps_policy.py checks the policy).
+    assert (shown.pop("user_qps_enforced"), shown.pop("user_qps_refused")) \
+        == (False, 0)
     assert shown == {"index": core["ifindex"], "name": guest.rxe_dev,
                      "driver": "rdma_rxe", "ports": 1, "node_guid": ib_guid}
     status = json.loads(guest.cli("-j status").out)
