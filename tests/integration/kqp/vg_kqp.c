@@ -214,6 +214,24 @@ out:
 static DEFINE_MUTEX(vg_kqp_lock);
 static struct vg_kqp_round *vg_kqp_held;
 
+/*
+ * Process context: a zeroed round on the device named by @dev, holding a
+ * reference to it. Return: the round, or an ERR_PTR.
+ */
+static struct vg_kqp_round *vg_kqp_round_new(void)
+{
+	struct vg_kqp_round *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!r->ibdev) {
+		kfree(r);
+		return ERR_PTR(-ENODEV);
+	}
+	return r;
+}
+
 /* Process context, under vg_kqp_lock: post and leave the CQ unpolled. */
 static int vg_kqp_start(void)
 {
@@ -222,14 +240,9 @@ static int vg_kqp_start(void)
 
 	if (vg_kqp_held)
 		return -EBUSY;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return -ENOMEM;
-	r->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
-	if (!r->ibdev) {
-		kfree(r);
-		return -ENODEV;
-	}
+	r = vg_kqp_round_new();
+	if (IS_ERR(r))
+		return PTR_ERR(r);
 	ret = vg_kqp_setup(r, IB_POLL_DIRECT);
 	if (!ret)
 		ret = vg_kqp_post_writes(r);
@@ -351,14 +364,9 @@ static int __init vg_kqp_init(void)
 		return -EINVAL;
 	if (hold)
 		return ib_register_client(&vg_kqp_client);
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return -ENOMEM;
-	r->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
-	if (!r->ibdev) {
-		kfree(r);
-		return -ENODEV;
-	}
+	r = vg_kqp_round_new();
+	if (IS_ERR(r))
+		return PTR_ERR(r);
 	for (round = 0; round < rounds && !ret; round++)
 		ret = vg_kqp_round(r, round);
 	if (!ret)
