@@ -26,8 +26,9 @@
  *     pointers. Never taken under 7.
  *  7. A device's vg_shaper::lock (spinlock, _irqsave: posts come from any
  *     context, hardirq included): the scheduler, the pacer and every
- *     vg_sendq of the device (datapath/shaper.c, datapath/sendq*.c). The
- *     dispatcher drops it around the driver's post_send.
+ *     vg_sendq of the device (datapath/shaper.c, datapath/sendq*.c).
+ *     Dispatchers (several at once, on different QPs) drop it around the
+ *     driver's post_send; WR copies are made without it.
  *
  * Read-side sections that order nothing but must not be left while
  * sleeping in between: RCU (classification, the QP tables' readers, the

@@ -104,6 +104,7 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 {
 	u32 size = attr->cap.max_send_wr, depth = size, owner_max = size;
 	struct vg_ktenant *t;
+	u32 nsge;
 	struct vg_sendq *sq;
 
 	if (!sh->active || !size) {
@@ -128,13 +129,22 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	}
 	sq = vg_should_fail(VG_FAULT_QP_STATE) ? NULL :
 		kzalloc(sizeof(*sq), GFP_KERNEL);
-	if (sq)
+	if (sq) {
 		sq->ring = kcalloc(depth, sizeof(*sq->ring), GFP_KERNEL);
-	if (!sq || !sq->ring) {
+		nsge = clamp_t(u32, attr->cap.max_send_sge, 1, VG_CHUNK_SGE);
+		sq->chunk_sge = kcalloc(nsge, sizeof(*sq->chunk_sge) +
+					sizeof(*sq->chunk_vsge), GFP_KERNEL);
+	}
+	if (!sq || !sq->ring || !sq->chunk_sge) {
+		if (sq) {
+			kfree(sq->ring);
+			kfree(sq->chunk_sge);
+		}
 		kfree(sq);
 		WRITE_ONCE(q->unshaped, VERBSGATE_QP_REASON_NO_MEMORY);
 		return NULL;
 	}
+	sq->chunk_vsge = (struct vg_sge *)(sq->chunk_sge + nsge);
 	INIT_LIST_HEAD(&sq->node);
 	INIT_LIST_HEAD(&sq->inject_node);
 	INIT_LIST_HEAD(&sq->attn_node);
@@ -201,6 +211,7 @@ void vg_sendq_free(struct vg_sendq *sq)
 	vg_sendq_drop_wrs(sq);
 	vg_tenant_put(sq->tenant);
 	kfree(sq->ring);
+	kfree(sq->chunk_sge);
 	if (sq->pinned)
 		module_put(THIS_MODULE);
 	kfree_rcu(sq, rcu);
@@ -353,6 +364,7 @@ void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq)
 	WRITE_ONCE(sh->nclosed, sh->nclosed - 1);
 	/* Its address still tells a stale completion from the owner's. */
 	kfree(sq->ring);
+	kfree(sq->chunk_sge);
 	if (sq->pinned)
 		module_put(THIS_MODULE);
 	/* Device removal may wait for the closed list to empty. */

@@ -10,7 +10,8 @@
  *   sendq_drain.c     ERR, RESET and a driver's own drain
  *
  * Every field of struct vg_sendq is protected by its device's shaper lock
- * (struct vg_shaper, shaper.h; the lock order is in kmod/lock_order.h).
+ * (struct vg_shaper, shaper.h; the lock order is in kmod/lock_order.h);
+ * the driver reads @chunk_wr without it while the QP is @posting.
  */
 #ifndef _VG_SENDQ_H
 #define _VG_SENDQ_H
@@ -119,7 +120,9 @@ struct vg_pwr {
  * @busy: users of the QP without the shaper lock (a post in the
  *	driver); destroy waits for 0
  * @posting: a chunk or marker of the QP is in the driver's post_send,
- *	which runs without the shaper lock
+ *	which runs without the shaper lock; meanwhile the QP is not active
+ *	in the scheduler, so no other dispatcher picks it (its chunks reach
+ *	the driver one at a time, in order)
  * @tail_untracked: something was posted after the newest signaled ring
  *	entry (an unsignaled chunk, or a WR that went to the driver
  *	directly): no completion is certain to follow it
@@ -127,6 +130,11 @@ struct vg_pwr {
  *	is to be posted, so that a completion follows everything posted
  * @retry: the driver refused a chunk for lack of room: try again soon
  * @send_cq: the QP's send CQ, kept for when the QP is gone
+ * @chunk_wr: the chunk being posted, built by its dispatcher while it
+ *	holds @posting (so several dispatchers build chunks of different
+ *	QPs at once, see shaper.c)
+ * @chunk_sge: SGEs of @chunk_wr, min(@max_sge, VG_CHUNK_SGE) of them
+ * @chunk_vsge: the splitter's SGEs of the chunk, as many
  * @pinned: holds a reference to the module: the owner polls the send CQ
  *	itself and the shaper holds something of the QP, or the QP was
  *	destroyed with chunks in flight (see vg_sendq_pin())
@@ -170,6 +178,9 @@ struct vg_sendq {
 	bool need_marker;
 	bool retry;
 	struct ib_cq *send_cq;
+	union vg_send_wr chunk_wr;
+	struct ib_sge *chunk_sge;
+	struct vg_sge *chunk_vsge;
 	bool pinned;
 };
 
@@ -250,7 +261,7 @@ bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc);
 struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 			   int *err);
 void vg_pwr_free(struct vg_pwr *p);
-void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
+void vg_sendq_build(struct vg_sendq *sq, const struct vg_pwr *p,
 		    const struct vg_chunk *c, struct ib_sge *sge, bool signal);
 enum ib_wc_status vg_sendq_owner_status(struct vg_shaper *sh,
 					struct vg_sendq *sq,

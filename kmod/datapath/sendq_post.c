@@ -113,8 +113,10 @@ void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
  * Under the shaper lock: hand @wr of @sq to the driver's post_send. The
  * lock is dropped around the call: the driver may run its requester
  * inline and must see the interrupt state of whoever took the lock.
- * Meanwhile nothing else of the QP is posted (@posting) and destroy waits
- * (@busy). Return: what the driver returned.
+ * Meanwhile nothing else of the QP is posted (@posting: the QP is out of
+ * the scheduler, so other dispatchers pick other QPs) and destroy waits
+ * (@busy). Afterwards the QP is active again if it has WRs to send.
+ * Return: what the driver returned.
  */
 static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 				const struct ib_send_wr *wr,
@@ -127,11 +129,13 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 
 	sq->posting = true;
 	sq->busy++;
+	vg_sched_deactivate(&sh->sched, sq->handle);
 	spin_unlock_irqrestore(&sh->lock, *flags);
 	ret = sh->post_send(sq->qp, wr, &bad);
 	spin_lock_irqsave(&sh->lock, *flags);
 	sq->busy--;
 	sq->posting = false;
+	vg_sendq_reactivate(sh, sq, ktime_get_ns());
 	vg_shaper_wake_idle(sh);
 	return ret;
 }
@@ -147,13 +151,16 @@ static bool vg_sendq_waited_for(struct vg_shaper *sh, struct vg_sendq *sq)
 
 /*
  * Under the shaper lock: let the dispatcher pick @sq again if it has WRs
- * to send and may send them. Return: whether it was activated.
+ * to send and may send them (not while a chunk of it is in the driver:
+ * vg_sendq_driver_post() reactivates it after). Return: whether it was
+ * activated.
  */
 bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
 {
 	lockdep_assert_held(&sh->lock);
 
-	if (list_empty(&sq->queue) || sq->blocked || sq->state != VG_SQ_READY)
+	if (list_empty(&sq->queue) || sq->blocked || sq->posting ||
+	    sq->state != VG_SQ_READY)
 		return false;
 	vg_sched_activate(&sh->sched, sq->handle, now);
 	return true;
@@ -223,11 +230,11 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
  * ib_drain_sq() posts (no memory is accessed: IBA C9-88); its completion,
  * successful or flushed, retires everything posted before it, and brings
  * the poll that reports the flush queue (vg_sendq_settle()). It holds
- * the dispatcher's role and the QP's @posting while the lock is dropped,
- * so nothing of the QP overtakes it.
+ * the QP's @posting while the lock is dropped, so nothing of the QP
+ * overtakes it.
  *
- * Context: the hrtimer (softirq); the shaper lock held, no dispatcher
- * running.
+ * Context: the hrtimer (softirq); the shaper lock held, no chunk of the
+ * QP in the driver.
  */
 void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		     unsigned long *flags)
@@ -278,9 +285,7 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 	w.wr.send_flags = IB_SEND_SIGNALED;
 	w.wr.wr_id = vg_ring_wr_id(sq, e);
 
-	sh->running = true;
 	ret = vg_sendq_driver_post(sh, sq, &w.wr, flags);
-	sh->running = false;
 	if (ret) {
 		/*
 		 * Nothing will complete: count what was in flight as done (a
@@ -294,8 +299,6 @@ void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
 		__vg_sendq_settle(sh, sq, false);
 		vg_sendq_unpin(sh, sq);
 	}
-	if (sh->rerun)
-		vg_shaper_kick(sh, flags);
 }
 
 /**
@@ -353,13 +356,14 @@ static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
  * @now: time of the pick, ns
  * @flags: the interrupt state saved with the shaper lock
  *
- * Charges the chunk to the pacer and the scheduler, then drops the lock
- * to call the driver's post_send (with the interrupt state of whoever
- * took the lock) and retakes it. A -ENOMEM from the driver (its queue is
- * fuller than the ring knows, after direct posts) puts the chunk back and
- * waits for a completion; any other error fails the QP.
+ * Charges the chunk to the pacer and the scheduler, builds it in the
+ * QP's own buffer, then drops the lock to call the driver's post_send
+ * (with the interrupt state of whoever took the lock) and retakes it. A
+ * -ENOMEM from the driver (its queue is fuller than the ring knows, after
+ * direct posts) puts the chunk back and waits for a completion; any other
+ * error fails the QP.
  *
- * Context: any; the shaper lock held, the dispatcher running.
+ * Context: any; the shaper lock held, by a dispatcher (shaper.c).
  */
 void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			 unsigned long *flags)
@@ -388,15 +392,15 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	}
 	saved = sq->split;
 	/* A long SGE list brought its own room (vg_pwr_copy()). */
-	vg_split_next(&sq->split, &c, p->cvsge ?: sh->vsge);
+	vg_split_next(&sq->split, &c, p->cvsge ?: sq->chunk_vsge);
 	split = c.last && vg_split_count(&sq->split) > 1;
 
 	e = vg_sendq_ring_push(sh, sq, p->u.wr.wr_id, c.last,
 			       sq->sig_all ||
 			       (p->u.wr.send_flags & IB_SEND_SIGNALED),
 			       false, &signal);
-	vg_sendq_build(sh, p, &c, p->csge ?: sh->sge, signal);
-	sh->wr.wr.wr_id = vg_ring_wr_id(sq, e);
+	vg_sendq_build(sq, p, &c, p->csge ?: sq->chunk_sge, signal);
+	sq->chunk_wr.wr.wr_id = vg_ring_wr_id(sq, e);
 	if (c.last) {
 		list_del(&p->node);
 		sq->nheld--;
@@ -405,8 +409,8 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 
 	vg_cost(&sh->cost, c.opcode, c.length, &tok);
 	vg_pacer_charge(&sh->pacer, now, &tok);
-	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now,
-			!list_empty(&sq->queue));
+	/* Out of the scheduler until the chunk is in the driver. */
+	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
 
 	/*
 	 * A tenant change may drop the QP's reference meanwhile; the tenant
@@ -417,7 +421,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	if (vg_should_fail(VG_FAULT_CHUNK_POST))
 		ret = -ENOMEM;
 	else
-		ret = vg_sendq_driver_post(sh, sq, &sh->wr.wr, flags);
+		ret = vg_sendq_driver_post(sh, sq, &sq->chunk_wr.wr, flags);
 	if (!ret) {
 		vg_tenant_count_tx(t, c.length, c.last, 1, split);
 		if (c.last)
@@ -579,12 +583,61 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	return true;
 }
 
+/*
+ * Copy up to @room WRs of chain @wr onto @copies, stamped @now. Runs
+ * without the shaper lock: the work grows with the chain, its SGEs and
+ * its inline payload. Any context (GFP_ATOMIC).
+ * Return: 0 if the whole chain was copied; otherwise the error of *@stop,
+ * the first WR not copied (-ENOMEM when @room ran out).
+ */
+static int vg_sendq_copy_chain(const struct vg_sendq *sq,
+			       const struct ib_send_wr *wr, u32 room, u64 now,
+			       struct list_head *copies,
+			       const struct ib_send_wr **stop)
+{
+	struct vg_pwr *p;
+	int err = 0;
+
+	for (; wr; wr = wr->next) {
+		if (!room) {
+			err = -ENOMEM;
+			break;
+		}
+		/* max_sge is set at creation and never changes. */
+		p = vg_pwr_copy(wr, sq->max_sge, &err);
+		if (!p)
+			break;
+		p->enqueued_ns = now;
+		list_add_tail(&p->node, copies);
+		room--;
+	}
+	*stop = wr;
+	return err;
+}
+
+/* Free the copies vg_sendq_post() did not take. Any context. */
+static void vg_sendq_free_copies(struct list_head *copies)
+{
+	struct vg_pwr *p, *tmp;
+
+	list_for_each_entry_safe(p, tmp, copies, node) {
+		list_del(&p->node);
+		vg_pwr_free(p);
+	}
+}
+
 /**
  * vg_sendq_post() - the post path of a shaped QP
  * @sh: the shaper
  * @sq: the QP's state
  * @wr: the owner's chain
  * @bad: on error, the first WR not taken
+ *
+ * The shaper lock is taken twice when WRs queue: once to decide (direct,
+ * fast path or queue, and how much room the queue has), then, after the
+ * chain is copied without it, to queue the copies, which the state may
+ * have changed meanwhile (the QP failed, closed, or the module began to
+ * unload) and so is looked at again.
  *
  * Context: any the owner posts from; under rcu_read_lock() (the caller
  * found @sq that way). Takes the shaper lock; may run the dispatcher,
@@ -596,12 +649,13 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		  const struct ib_send_wr *wr, const struct ib_send_wr **bad)
 {
-	const struct ib_send_wr *first = wr;
+	const struct ib_send_wr *first = wr, *stop;
 	struct vg_ktenant *t;
 	unsigned long flags;
+	LIST_HEAD(copies);
 	struct vg_pwr *p;
-	int ret = 0;
-	u32 n = 0;
+	int ret, err;
+	u32 n = 0, room;
 	u64 now;
 
 	/*
@@ -619,25 +673,35 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		now = ktime_get_ns();
 	if (vg_sendq_fast(sh, sq, wr, now))
 		goto direct;
-	/* The module is going: hold nothing an idle owner must poll for. */
-	if (!vg_sendq_pin(sh, sq))
-		goto direct;
+	room = sq->owner_max - min(sq->nheld, sq->owner_max);
+	spin_unlock_irqrestore(&sh->lock, flags);
 
-	for (; wr; wr = wr->next) {
-		if (sq->nheld >= sq->owner_max) {
-			ret = -ENOMEM;
+	err = vg_sendq_copy_chain(sq, first, room, now, &copies, &stop);
+
+	spin_lock_irqsave(&sh->lock, flags);
+	if (vg_sendq_closed(sq)) {
+		vg_sendq_free_copies(&copies);
+		goto dead;
+	}
+	/* Unmodelled opcodes go direct when nothing waits. */
+	if (list_empty(&copies) && err == -EOPNOTSUPP &&
+	    !vg_sendq_failed(sq) && vg_sendq_clear(sh, sq))
+		goto direct;
+	/*
+	 * Unloading began meanwhile: the queue only drains from now on; and
+	 * hold nothing an idle owner must poll for once the module is going.
+	 */
+	if (vg_sendq_direct(sh, sq) || !vg_sendq_pin(sh, sq)) {
+		vg_sendq_free_copies(&copies);
+		goto direct;
+	}
+
+	for (wr = first; wr != stop; wr = wr->next) {
+		/* Another post of the QP may have taken the room meanwhile. */
+		if (sq->nheld >= sq->owner_max)
 			break;
-		}
-		p = vg_pwr_copy(wr, sq->max_sge, &ret);
-		if (!p) {
-			/* Unmodelled opcodes go direct when nothing waits. */
-			if (ret == -EOPNOTSUPP && wr == first &&
-			    !vg_sendq_failed(sq) &&
-			    vg_sendq_clear(sh, sq))
-				goto direct;
-			break;
-		}
-		p->enqueued_ns = now;
+		p = list_first_entry(&copies, struct vg_pwr, node);
+		list_del(&p->node);
 		sq->nheld++;
 		if (vg_sendq_failed(sq)) {
 			p->status = IB_WC_WR_FLUSH_ERR;
@@ -647,12 +711,12 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		list_add_tail(&p->node, &sq->queue);
 		n++;
 	}
+	ret = wr == stop ? err : -ENOMEM;
 	if (ret)
 		*bad = wr;
 	if (n) {
 		vg_tenant_count_queue(sq->tenant, n, 0);
-		if (!sq->blocked && sq->state != VG_SQ_RESETTING)
-			vg_sched_activate(&sh->sched, sq->handle, now);
+		vg_sendq_reactivate(sh, sq, now);
 		vg_shaper_kick(sh, &flags);
 	}
 	if (vg_sendq_failed(sq) && !vg_sendq_closed(sq))
@@ -660,6 +724,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	/* If nothing was taken after all. */
 	vg_sendq_unpin(sh, sq);
 	spin_unlock_irqrestore(&sh->lock, flags);
+	vg_sendq_free_copies(&copies);
 	return ret;
 
 dead:

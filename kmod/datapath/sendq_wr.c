@@ -276,20 +276,18 @@ struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 }
 
 /*
- * Under the shaper lock: fill the dispatcher's WR for chunk @c of @p,
- * with its SGEs in @sge (room for @c->num_sge).
+ * Fill @sq's chunk WR for chunk @c of @p, with its SGEs in @sge (room for
+ * @c->num_sge). Any context; the caller holds @sq's @posting role.
  */
-void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
+void vg_sendq_build(struct vg_sendq *sq, const struct vg_pwr *p,
 		    const struct vg_chunk *c, struct ib_sge *sge,
 		    bool signal)
 {
-	struct ib_send_wr *w = &sh->wr.wr;
+	struct ib_send_wr *w = &sq->chunk_wr.wr;
 	int keep = IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE;
 	u32 i;
 
-	lockdep_assert_held(&sh->lock);
-
-	sh->wr = p->u;
+	sq->chunk_wr = p->u;
 	w->next = NULL;
 	for (i = 0; i < c->num_sge; i++) {
 		sge[i].addr = c->sg_list[i].addr;
@@ -307,8 +305,8 @@ void vg_sendq_build(struct vg_shaper *sh, const struct vg_pwr *p,
 	else if (p->vwr.opcode == VG_OP_READ_INV && c->opcode == VG_OP_READ)
 		w->opcode = IB_WR_RDMA_READ;
 	if (vg_opcode_rdma(p->vwr.opcode)) {
-		sh->wr.rdma.remote_addr = c->remote_addr;
-		sh->wr.rdma.rkey = c->rkey;
+		sq->chunk_wr.rdma.remote_addr = c->remote_addr;
+		sq->chunk_wr.rdma.rkey = c->rkey;
 	}
 	w->send_flags = (p->u.wr.send_flags & ~keep) |
 			(c->flags & VG_WR_SOLICITED ? IB_SEND_SOLICITED : 0) |

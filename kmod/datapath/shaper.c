@@ -14,17 +14,33 @@
  *
  * Locking and context. vg_shaper::lock (spin_lock_irqsave: posts may come
  * from any context) protects the scheduler, the pacer, the settings copy
- * and every vg_sendq of the device. The dispatcher runs in the context of
- * whoever kicks it (a post, the hrtimer's softirq) and drops the lock
- * around the driver's post_send, which may run the driver's requester
- * inline and must see the caller's interrupt state; one dispatcher runs at
- * a time per device (@running), and a post that arrives meanwhile only
- * asks for another round (@rerun). A chain on the fast path (sendq.c) is
- * charged under the lock and goes to the driver from its poster, after
- * the lock is dropped, concurrently with other QPs' posts and the
- * dispatcher; it goes only while nothing of its QP is queued or in the
- * driver (vg_sendq::busy), so a QP's WRs and chunks reach the driver in
- * order. The lock order is in kmod/lock_order.h.
+ * and every vg_sendq of the device. It is held for bookkeeping only, a
+ * bounded amount per WR or chunk (the worst case is written below); WR
+ * copies, the driver's post_send and the completion handlers of owners
+ * all run without it.
+ *
+ * The dispatcher runs in the context of whoever kicks it (a post, the
+ * hrtimer's softirq), and several run at once, one per kicking context:
+ * each picks a QP under the lock, charges its chunk, builds it in the
+ * QP's own buffer and drops the lock around the driver's post_send (which
+ * may run the driver's requester inline, on that CPU, and must see the
+ * caller's interrupt state). While its chunk is in the driver the QP is
+ * @posting and inactive in the scheduler, so the other dispatchers pick
+ * other QPs: two CPUs posting on two QPs drive the driver in parallel,
+ * and a QP's chunks still reach the driver one at a time, in order. A
+ * chain on the fast path (sendq_post.c) is charged under the lock and
+ * goes to the driver from its poster after the lock is dropped; it goes
+ * only while nothing of its QP is queued or in the driver
+ * (vg_sendq::busy). The lock order is in kmod/lock_order.h.
+ *
+ * Worst-case hold of the lock, per acquisition on the post path: the QP's
+ * state checks and its activation (O(log tenants + log QPs of the tenant)
+ * in the scheduler, no allocation, no copy); per chunk a dispatcher posts:
+ * a pick (O(1), plus O(log tenants) for each capped tenant whose time has
+ * come), the splitter's next chunk (O(SGEs of the chunk)), the charge and
+ * a deactivation and reactivation (O(log tenants + log QPs)). A QP's move
+ * to another tenant adds a QP slot in the scheduler (core/sched.h gives
+ * its bound).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,8 +58,6 @@
 /* Token buckets' depth: what an idle device may send back to back. */
 #define VG_BURST_BYTES	(256U << 10)
 #define VG_BURST_OPS	256U
-/* Rounds a dispatcher makes for posts that arrived while it ran. */
-#define VG_RERUNS	2
 /* How soon the hrtimer looks again at QPs it could not attend to. */
 #define VG_ATTN_RETRY_NS	(50 * NSEC_PER_USEC)
 
@@ -80,12 +94,34 @@ void vg_shaper_wake_idle(struct vg_shaper *sh)
 }
 
 /*
- * Under the shaper lock: one round of the dispatcher, at most @budget
- * chunks. Drops and retakes the lock around each post.
+ * Under the shaper lock: a QP whose chunk is in the driver is out of the
+ * scheduler (vg_sendq_driver_post()); were one picked anyway, skipping it
+ * keeps its chunks in order. A verbsgate bug, never the owner's input.
  */
-static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
-			  u32 *budget)
+static bool vg_shaper_picked_posting(const struct vg_sendq *sq)
 {
+#ifdef VG_DEBUG
+	WARN_ONCE(sq->posting, "verbsgate: QP %u picked while posting\n",
+		  sq->qp->qp_num);
+#endif
+	return sq->posting;
+}
+
+/**
+ * vg_shaper_kick() - post what the pacer allows now
+ * @sh: the shaper
+ * @flags: the interrupt state saved when the caller took @sh->lock
+ *
+ * Posts up to VG_SHAPER_BUDGET chunks of the QPs the scheduler picks
+ * (other dispatchers may run meanwhile, on other QPs) and arms the
+ * hrtimer for the rest: when the pacer or a capped tenant says "later",
+ * or when the budget is spent.
+ *
+ * Context: any; @sh->lock held (dropped and retaken around each post).
+ */
+void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
+{
+	u32 budget = VG_SHAPER_BUDGET;
 	struct vg_sendq *sq;
 	u64 now, next;
 	u32 h;
@@ -93,7 +129,7 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 
 	lockdep_assert_held(&sh->lock);
 
-	while (*budget) {
+	while (budget) {
 		now = ktime_get_ns();
 		if (!sh->draining) {
 			next = vg_pacer_next(&sh->pacer);
@@ -108,9 +144,10 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 			return;
 		}
 		if (ret)
-			return;		/* nothing to send */
+			return;		/* nothing to send, or all in the driver */
 		sq = h < VG_SHAPER_MAX_QPS ? sh->by_handle[h] : NULL;
-		if (!sq || list_empty(&sq->queue) || vg_sendq_failed(sq)) {
+		if (!sq || list_empty(&sq->queue) || vg_sendq_failed(sq) ||
+		    vg_shaper_picked_posting(sq)) {
 			vg_sched_deactivate(&sh->sched, h);
 			continue;
 		}
@@ -120,60 +157,38 @@ static void vg_shaper_run(struct vg_shaper *sh, unsigned long *flags,
 			vg_sched_deactivate(&sh->sched, h);
 			continue;
 		}
-		(*budget)--;
+		budget--;
 		vg_sendq_post_chunk(sh, sq, now, flags);
 	}
 	/* Out of budget: the hrtimer continues in softirq. */
 	vg_shaper_arm(sh, ktime_get_ns());
 }
 
-/**
- * vg_shaper_kick() - post what the pacer allows now
- * @sh: the shaper
- * @flags: the interrupt state saved when the caller took @sh->lock
- *
- * Returns at once if a dispatcher is running elsewhere (it makes another
- * round). Otherwise posts up to VG_SHAPER_BUDGET chunks and arms the
- * hrtimer for the rest.
- *
- * Context: any; @sh->lock held (dropped and retaken inside).
- */
-void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
-{
-	u32 budget = VG_SHAPER_BUDGET;
-	int rounds = 0;
-
-	lockdep_assert_held(&sh->lock);
-
-	if (sh->running) {
-		sh->rerun = true;
-		return;
-	}
-	sh->running = true;
-	do {
-		sh->rerun = false;
-		vg_shaper_run(sh, flags, &budget);
-	} while (sh->rerun && budget && ++rounds <= VG_RERUNS);
-	if (sh->rerun)
-		vg_shaper_arm(sh, ktime_get_ns());
-	sh->running = false;
-}
-
 /*
- * Under the shaper lock, no dispatcher running: post the markers and
- * retries vg_shaper::attn asks for (sendq.c), one QP at a time.
+ * Under the shaper lock: post the markers and retries vg_shaper::attn
+ * asks for (sendq.c), one QP at a time. A QP whose chunk is in the driver
+ * meanwhile waits for the next round. Return: whether any QP waits.
  */
-static void vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
+static bool vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
 {
 	struct vg_sendq *sq;
+	LIST_HEAD(later);
+	bool wait;
 
 	lockdep_assert_held(&sh->lock);
 
-	while (!sh->running && !list_empty(&sh->attn)) {
+	while (!list_empty(&sh->attn)) {
 		sq = list_first_entry(&sh->attn, struct vg_sendq, attn_node);
+		if (sq->posting) {
+			list_move_tail(&sq->attn_node, &later);
+			continue;
+		}
 		list_del_init(&sq->attn_node);
 		vg_sendq_attend(sh, sq, flags);
 	}
+	wait = !list_empty(&later);
+	list_splice(&later, &sh->attn);
+	return wait;
 }
 
 /* The hrtimer: softirq context. Takes the shaper lock. */
@@ -184,10 +199,11 @@ static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
 
 	spin_lock_irqsave(&sh->lock, flags);
 	vg_shaper_kick(sh, &flags);
-	vg_shaper_attend(sh, &flags);
-	/* A dispatcher elsewhere held the role: come back for the rest. */
-	if (!list_empty(&sh->attn))
+	/* QPs in the driver meanwhile: come back for them. */
+	if (vg_shaper_attend(sh, &flags))
 		vg_shaper_arm(sh, ktime_get_ns() + VG_ATTN_RETRY_NS);
+	/* Markers and retries may have made QPs active again. */
+	vg_shaper_kick(sh, &flags);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -373,8 +389,7 @@ static void vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
 	}
 	vg_sched_qp_del(&sh->sched, old);
 	sh->by_handle[old] = NULL;
-	if (!list_empty(&sq->queue) && !sq->blocked && !vg_sendq_failed(sq))
-		vg_sched_activate(&sh->sched, sq->handle, ktime_get_ns());
+	vg_sendq_reactivate(sh, sq, ktime_get_ns());
 }
 
 /**

@@ -33,11 +33,11 @@ struct vg_sendq;
 /* Chunks one dispatcher run posts before it yields to the hrtimer. */
 #define VG_SHAPER_BUDGET	64U
 /*
- * SGEs of a chunk the dispatcher builds in the shaper's own buffers
- * (vg_shaper::sge, ::vsge). A WR with a longer list (up to its QP's
- * max_send_sge) carries buffers for its chunks in its own copy
- * (vg_pwr::csge, ::cvsge): ULPs' WRs have a few SGEs, so the shaper and
- * every QP stay small and only the rare long list pays, for as long as
+ * SGEs of a chunk the dispatcher builds in its QP's own buffers
+ * (vg_sendq::chunk_sge, ::chunk_vsge, as many as the QP's max_send_sge
+ * up to this). A WR with a longer list carries buffers for its chunks in
+ * its own copy (vg_pwr::csge, ::cvsge): ULPs' WRs have a few SGEs, so
+ * every QP stays small and only the rare long list pays, for as long as
  * it is queued.
  */
 #define VG_CHUNK_SGE		32U
@@ -76,16 +76,11 @@ union vg_send_wr {
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
  * @chunk: the device's chunk size
  * @enforce: pace and split; otherwise WRs go to the driver directly
- * @running: a dispatcher runs (it posts without @lock)
- * @rerun: work arrived while it ran
  * @attn: vg_sendqs the hrtimer must attend to (markers, retries)
  * @idle_wq: destroy waits here until its QP is not busy, a driver's
  *	drain_sq until the QP's WRs are handed over, unload until every
  *	queue is empty
  * @draining: unload: post everything at once, shape nothing new
- * @wr: the dispatcher's chunk, built here (one dispatcher at a time)
- * @sge: SGEs of @wr, for chunks of up to VG_CHUNK_SGE SGEs
- * @vsge: the splitter's SGEs of the chunk, likewise
  * @active: the shaper was set up (the device can post)
  */
 struct vg_shaper {
@@ -110,14 +105,9 @@ struct vg_shaper {
 	struct vg_cost_model cost;
 	u32 chunk;
 	bool enforce;
-	bool running;
-	bool rerun;
 	struct list_head attn;
 	wait_queue_head_t idle_wq;
 	bool draining;
-	union vg_send_wr wr;
-	struct ib_sge sge[VG_CHUNK_SGE];
-	struct vg_sge vsge[VG_CHUNK_SGE];
 	bool active;
 };
 
