@@ -75,21 +75,20 @@ static u32 vg_lane_mbps(u16 speed)
 }
 
 /*
- * A device's data rate in bytes/s (VG_FALLBACK_RATE if unknown) and its
- * largest message (at most VG_SPLIT_MAX_CHUNK), from its first port.
- * Process context; ib_query_port() may take the RTNL (RoCE devices read
- * their netdev's speed).
+ * A port's data rate in bytes/s (0 if unknown) and its largest message
+ * (at most VG_SPLIT_MAX_CHUNK). Process context; ib_query_port() may
+ * take the RTNL (RoCE devices read their netdev's speed).
  */
-static void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate,
-				  u32 *max_chunk)
+static void vg_devcfg_port_limits(struct ib_device *ibdev, u32 port,
+				  u64 *rate, u32 *max_chunk)
 {
 	struct ib_port_attr attr = {};
 	int width;
 	u32 mbps;
 
-	*rate = VG_FALLBACK_RATE;
+	*rate = 0;
 	*max_chunk = VG_SPLIT_MAX_CHUNK;
-	if (ib_query_port(ibdev, rdma_start_port(ibdev), &attr))
+	if (ib_query_port(ibdev, port, &attr))
 		return;
 	width = ib_width_enum_to_int(attr.active_width);
 	mbps = vg_lane_mbps(attr.active_speed);
@@ -97,6 +96,25 @@ static void vg_devcfg_port_limits(struct ib_device *ibdev, u64 *rate,
 		*rate = (u64)mbps * width * 125000;
 	if (attr.max_msg_sz)
 		*max_chunk = min_t(u32, attr.max_msg_sz, VG_SPLIT_MAX_CHUNK);
+}
+
+/*
+ * Under the device's ctrl_lock: the rate of port @i's pacer. The
+ * controller steers SafeUtil against MaxRate, which follows the first
+ * port; every other port runs at the same fraction of its own link rate,
+ * unless the operator set MaxRate (then it is each port's) or a port's
+ * rate is unknown.
+ */
+static u64 vg_devcfg_port_share(const struct vg_device *dev, u32 i, u64 rate)
+{
+	lockdep_assert_held(&dev->ctrl_lock);
+
+	if (!i || dev->max_rate_set || !dev->link_rate[0] ||
+	    !dev->link_rate[i])
+		return rate;
+	return min_t(u64, mul_u64_u64_div_u64(rate, dev->link_rate[i],
+					      dev->link_rate[0]),
+		     VG_RATE_MAX);
 }
 
 /*
@@ -108,13 +126,17 @@ static void vg_devcfg_publish_locked(struct vg_device *dev)
 	lockdep_assert_held(&dev->ctrl_lock);
 
 	struct vg_shaper_settings set = {
-		.rate = dev->ctrl.safe,
-		.op_rate = vg_ctrl_op_rate(&dev->ctrl),
 		.chunk = dev->ctrl.chunk,
 		.enforce = dev->enforce,
 		.cost = dev->cost,
 	};
+	u64 op_rate = vg_ctrl_op_rate(&dev->ctrl);
+	u32 i;
 
+	for (i = 0; i < VG_SHAPER_MAX_PORTS; i++) {
+		set.rate[i] = vg_devcfg_port_share(dev, i, dev->ctrl.safe);
+		set.op_rate[i] = vg_devcfg_port_share(dev, i, op_rate);
+	}
 	vg_shaper_settings(&dev->ipose.shaper, &set);
 }
 
@@ -136,8 +158,10 @@ void vg_devcfg_publish(struct vg_device *dev)
  * port unless the operator has set one or the tenants' guarantees need
  * more; chunk sizes above the port's largest message are cut down to it.
  */
-static void vg_devcfg_set_port(struct vg_device *dev, u64 rate, u32 max_chunk)
+static void vg_devcfg_set_port(struct vg_device *dev, const u64 *link,
+			       u32 max_chunk)
 {
+	u64 rate = link[0] ?: VG_FALLBACK_RATE;
 	struct vg_devcfg_view v;
 	struct vg_ctrl_cfg *cfg = &v.ctrl.cfg;
 	u32 i;
@@ -160,10 +184,11 @@ static void vg_devcfg_set_port(struct vg_device *dev, u64 rate, u32 max_chunk)
 		return;
 	}
 	spin_lock_bh(&dev->ctrl_lock);
+	memcpy(dev->link_rate, link, sizeof(dev->link_rate));
 	/* Unless the operator set MaxRate meanwhile (the lock was dropped). */
-	if (dev->max_rate_set == v.max_rate_set &&
-	    !vg_ctrl_set_cfg(&dev->ctrl, cfg))
-		vg_devcfg_publish_locked(dev);
+	if (dev->max_rate_set == v.max_rate_set)
+		vg_ctrl_set_cfg(&dev->ctrl, cfg);
+	vg_devcfg_publish_locked(dev);
 	spin_unlock_bh(&dev->ctrl_lock);
 }
 
@@ -179,15 +204,21 @@ static void vg_devcfg_port_work(struct work_struct *work)
 {
 	struct vg_device *dev = container_of(work, struct vg_device,
 					     port_work);
-	u32 max_chunk;
-	u64 rate;
+	u64 link[VG_SHAPER_MAX_PORTS] = {};
+	u32 i, max_chunk = VG_SPLIT_MAX_CHUNK, port_chunk;
 
 	if (!ib_device_try_get(dev->ibdev))
 		return;
-	vg_devcfg_port_limits(dev->ibdev, &rate, &max_chunk);
+	/* Chunks are sized per device: they must fit every port. */
+	for (i = 0; i < min(dev->ports, VG_SHAPER_MAX_PORTS); i++) {
+		vg_devcfg_port_limits(dev->ibdev,
+				      rdma_start_port(dev->ibdev) + i,
+				      &link[i], &port_chunk);
+		max_chunk = min(max_chunk, port_chunk);
+	}
 	ib_device_put(dev->ibdev);
 	vg_device_lock();
-	vg_devcfg_set_port(dev, rate, max_chunk);
+	vg_devcfg_set_port(dev, link, max_chunk);
 	vg_device_unlock();
 }
 

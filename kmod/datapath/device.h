@@ -42,6 +42,9 @@ struct vg_qp;
  * @step_auto: the AIMD step follows MaxRate (MaxRate / 256)
  * @max_rate_set: the operator set MaxRate (the port's rate no longer
  *	applies)
+ * @link_rate: each port's link rate in bytes/s, index 0 the first port,
+ *	0 if unknown or not queried yet (the ports' pacers run at the same
+ *	fraction of theirs, devcfg.c)
  * @enforce: verbsgate paces and splits this device's QPs
  * @user_qps: enum verbsgate_user_qps: whether a process may create a QP
  *	that verbsgate cannot enforce (written under @ctrl_lock, read with
@@ -69,6 +72,7 @@ struct vg_device {
 	struct vg_cost_model cost;
 	bool step_auto;
 	bool max_rate_set;
+	u64 link_rate[VG_SHAPER_MAX_PORTS];
 	bool enforce;
 	u32 user_qps;
 	u64 ref_p99_ns;

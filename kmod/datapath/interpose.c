@@ -228,9 +228,12 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 		vg_sendq_reset_end(&ip->shaper, reset, !ret);
 	if (!ret && vg_qp_set_av(&ip->qps, qp, attr, attr_mask))
 		vg_qp_announce(vg_device_of(qp->device), qp);
-	if (!ret && (attr_mask & IB_QP_STATE)) {
+	if (!ret && (attr_mask & (IB_QP_STATE | IB_QP_PORT))) {
 		rcu_read_lock();
 		sq = vg_sendq_of(ip, qp);
+		/* Each port is paced apart: follow the QP to its port. */
+		if (sq && (attr_mask & IB_QP_PORT))
+			vg_shaper_set_port(&ip->shaper, sq, attr->port_num);
 		if (sq)
 			vg_sendq_modified(&ip->shaper, sq, attr, attr_mask);
 		rcu_read_unlock();
@@ -401,7 +404,8 @@ void vg_interpose_attach(struct vg_device *dev)
 	    !ip->post_send || !ip->poll_cq || !ip->destroy_cq)
 		return;
 	/* Without memory for the shaper, QPs are tracked but not shaped. */
-	if (vg_shaper_init(&ip->shaper, dev, ip->post_send))
+	if (vg_shaper_init(&ip->shaper, dev, dev->ports,
+			   ip->post_send))
 		pr_warn("%s: no memory to shape send queues\n", dev->name);
 	WRITE_ONCE(ibdev->ops.create_qp, vg_create_qp);
 	WRITE_ONCE(ibdev->ops.modify_qp, vg_modify_qp);

@@ -82,7 +82,9 @@ struct vg_pwr {
  * @qp: the QP
  * @q: its tracking entry (for its tenant)
  * @tenant: the tenant its scheduler slot belongs to, referenced
- * @handle: its scheduler QP handle
+ * @port: index of its port in vg_shaper::ports (the port it was moved to
+ *	INIT with, or the device's first)
+ * @handle: its QP handle in that port's scheduler
  * @queue: WRs not yet (completely) posted, in arrival order
  * @flushq: WRs whose flush or error completion the shaper must report,
  *	in order, once @inflight is 0
@@ -149,6 +151,7 @@ struct vg_sendq {
 	struct ib_qp *qp;
 	struct vg_qp *q;
 	struct vg_ktenant *tenant;
+	u32 port;
 	u32 handle;
 	struct list_head queue;
 	struct list_head flushq;
@@ -206,6 +209,13 @@ static inline void vg_sendq_move(struct vg_shaper *sh, struct vg_sendq *sq,
 		  vg_sq_state_name(sq->state), vg_sq_state_name(to));
 #endif
 	sq->state = to;
+}
+
+/* The shaper of @sq's port. Any context; under the shaper lock. */
+static inline struct vg_shaper_port *vg_sendq_port(struct vg_shaper *sh,
+						   const struct vg_sendq *sq)
+{
+	return &sh->ports[sq->port];
 }
 
 /* Its owner destroys the QP: nothing more is posted. Any context. */

@@ -129,7 +129,7 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 
 	sq->posting = true;
 	sq->busy++;
-	vg_sched_deactivate(&sh->sched, sq->handle);
+	vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->handle);
 	spin_unlock_irqrestore(&sh->lock, *flags);
 	ret = sh->post_send(sq->qp, wr, &bad);
 	spin_lock_irqsave(&sh->lock, *flags);
@@ -162,7 +162,7 @@ bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
 	if (list_empty(&sq->queue) || sq->blocked || sq->posting ||
 	    sq->state != VG_SQ_READY)
 		return false;
-	vg_sched_activate(&sh->sched, sq->handle, now);
+	vg_sched_activate(&vg_sendq_port(sh, sq)->sched, sq->handle, now);
 	return true;
 }
 
@@ -317,7 +317,7 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 
 	if (sq->state == VG_SQ_READY) {
 		vg_sendq_move(sh, sq, VG_SQ_ERROR);
-		vg_sched_deactivate(&sh->sched, sq->handle);
+		vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->handle);
 	} else if (sq->state == VG_SQ_RESETTING) {
 		/* Should the driver refuse the reset. */
 		sq->resume = VG_SQ_ERROR;
@@ -369,6 +369,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			 unsigned long *flags)
 {
 	struct vg_pwr *p = list_first_entry(&sq->queue, struct vg_pwr, node);
+	struct vg_shaper_port *pp;
 	struct vg_ktenant *t;
 	struct vg_split saved;
 	struct vg_ring_ent *e;
@@ -408,9 +409,10 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	}
 
 	vg_cost(&sh->cost, c.opcode, c.length, &tok);
-	vg_pacer_charge(&sh->pacer, now, &tok);
+	pp = vg_sendq_port(sh, sq);
+	vg_pacer_charge(&pp->pacer, now, &tok);
 	/* Out of the scheduler until the chunk is in the driver. */
-	vg_sched_charge(&sh->sched, sq->handle, tok.bytes, now, false);
+	vg_sched_charge(&pp->sched, sq->handle, tok.bytes, now, false);
 
 	/*
 	 * A tenant change may drop the QP's reference meanwhile; the tenant
@@ -429,6 +431,9 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	}
 	rcu_read_unlock();
 	if (!ret) {
+		/* The QP's port is set at INIT, never while it posts. */
+		WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + c.length);
+		WRITE_ONCE(pp->paced_ops, pp->paced_ops + 1);
 		if (c.last)
 			vg_pwr_free(p);
 		return;
@@ -446,7 +451,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			sq->nheld++;
 		}
 		sq->blocked = true;
-		vg_sched_deactivate(&sh->sched, sq->handle);
+		vg_sched_deactivate(&pp->sched, sq->handle);
 		/* A completion unblocks it; in case none comes, retry. */
 		sq->retry = true;
 		vg_sendq_attn(sh, sq, ktime_get_ns() + VG_RETRY_NS);
@@ -538,8 +543,9 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 {
 	struct vg_token tok[VG_FAST_WRS];
 	const struct ib_send_wr *w;
+	struct vg_shaper_port *pp = vg_sendq_port(sh, sq);
+	u64 next, charged = 0, bytes = 0;
 	enum ib_wc_opcode wco;
-	u64 next, charged = 0;
 	u32 h, k, len;
 	int i, ret;
 	u8 vop;
@@ -549,7 +555,7 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (!vg_sendq_clear(sh, sq) ||
 	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
 	    sh->draining || vg_sendq_failed(sq) || sq->blocked ||
-	    vg_pacer_next(&sh->pacer) > now)
+	    vg_pacer_next(&pp->pacer) > now)
 		return false;
 	for (k = 0, w = wr; w; w = w->next, k++) {
 		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop, &wco) ||
@@ -565,21 +571,24 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 			return false;
 		vg_cost(&sh->cost, vop, len, &tok[k]);
 		charged += tok[k].bytes;
+		bytes += len;
 	}
 	/* Nothing backlogged on the device: the scheduler in O(1). */
-	ret = vg_sched_send_idle(&sh->sched, sq->handle, charged, now);
+	ret = vg_sched_send_idle(&pp->sched, sq->handle, charged, now);
 	if (ret == -EBUSY) {
-		vg_sched_activate(&sh->sched, sq->handle, now);
-		if (vg_sched_pick(&sh->sched, now, &h, &next) ||
+		vg_sched_activate(&pp->sched, sq->handle, now);
+		if (vg_sched_pick(&pp->sched, now, &h, &next) ||
 		    h != sq->handle)
 			return false;
-		ret = vg_sched_charge(&sh->sched, sq->handle, charged, now,
+		ret = vg_sched_charge(&pp->sched, sq->handle, charged, now,
 				      false);
 	}
 	if (ret)
 		return false;
 	for (i = 0; i < k; i++)
-		vg_pacer_charge(&sh->pacer, now, &tok[i]);
+		vg_pacer_charge(&pp->pacer, now, &tok[i]);
+	WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + bytes);
+	WRITE_ONCE(pp->paced_ops, pp->paced_ops + k);
 	return true;
 }
 

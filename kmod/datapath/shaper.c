@@ -107,21 +107,16 @@ static bool vg_shaper_picked_posting(const struct vg_sendq *sq)
 	return sq->posting;
 }
 
-/**
- * vg_shaper_kick() - post what the pacer allows now
- * @sh: the shaper
- * @flags: the interrupt state saved when the caller took @sh->lock
- *
- * Posts up to VG_SHAPER_BUDGET chunks of the QPs the scheduler picks
- * (other dispatchers may run meanwhile, on other QPs) and arms the
- * hrtimer for the rest: when the pacer or a capped tenant says "later",
- * or when the budget is spent.
- *
- * Context: any; @sh->lock held (dropped and retaken around each post).
+/*
+ * Under the shaper lock: post one chunk of port @pp, of the QP its
+ * scheduler picks, if its pacer allows; otherwise arm the hrtimer for
+ * when it will. Return: whether a chunk was posted (the lock was dropped
+ * and retaken meanwhile).
  */
-void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
+static bool vg_shaper_port_post(struct vg_shaper *sh,
+				struct vg_shaper_port *pp,
+				unsigned long *flags)
 {
-	u32 budget = VG_SHAPER_BUDGET;
 	struct vg_sendq *sq;
 	u64 now, next;
 	u32 h;
@@ -129,39 +124,71 @@ void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
 
 	lockdep_assert_held(&sh->lock);
 
-	while (budget) {
+	for (;;) {
 		now = ktime_get_ns();
 		if (!sh->draining) {
-			next = vg_pacer_next(&sh->pacer);
+			next = vg_pacer_next(&pp->pacer);
 			if (next > now) {
 				vg_shaper_arm(sh, next);
-				return;
+				return false;
 			}
 		}
-		ret = vg_sched_pick(&sh->sched, now, &h, &next);
+		ret = vg_sched_pick(&pp->sched, now, &h, &next);
 		if (ret == -EAGAIN) {
 			vg_shaper_arm(sh, next);
-			return;
+			return false;
 		}
 		if (ret)
-			return;		/* nothing to send, or all in the driver */
-		sq = h < VG_SHAPER_MAX_QPS ? sh->by_handle[h] : NULL;
+			return false;	/* nothing to send, or all in the driver */
+		sq = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
 		if (!sq || list_empty(&sq->queue) || vg_sendq_failed(sq) ||
 		    vg_shaper_picked_posting(sq)) {
-			vg_sched_deactivate(&sh->sched, h);
+			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
 		if (sq->inflight >= sq->depth) {
 			/* A completion reactivates it (sendq.c). */
 			sq->blocked = true;
-			vg_sched_deactivate(&sh->sched, h);
+			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
-		budget--;
 		vg_sendq_post_chunk(sh, sq, now, flags);
+		return true;
+	}
+}
+
+/**
+ * vg_shaper_kick() - post what the pacers allow now
+ * @sh: the shaper
+ * @flags: the interrupt state saved when the caller took @sh->lock
+ *
+ * Posts up to VG_SHAPER_BUDGET chunks, the ports in turn, each port's of
+ * the QPs its scheduler picks (other dispatchers may run meanwhile, on
+ * other QPs), and arms the hrtimer for the rest: when a pacer or a capped
+ * tenant says "later", or when the budget is spent.
+ *
+ * Context: any; @sh->lock held (dropped and retaken around each post).
+ */
+void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
+{
+	u32 budget = VG_SHAPER_BUDGET, idle = 0, i;
+
+	lockdep_assert_held(&sh->lock);
+
+	/* Round-robin, so that one busy port leaves the others budget. */
+	while (budget && idle < sh->nports) {
+		i = sh->next_port;
+		sh->next_port = (i + 1) % sh->nports;
+		if (vg_shaper_port_post(sh, &sh->ports[i], flags)) {
+			budget--;
+			idle = 0;
+		} else {
+			idle++;
+		}
 	}
 	/* Out of budget: the hrtimer continues in softirq. */
-	vg_shaper_arm(sh, ktime_get_ns());
+	if (!budget)
+		vg_shaper_arm(sh, ktime_get_ns());
 }
 
 /*
@@ -208,21 +235,19 @@ static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/**
- * vg_shaper_init() - set up a device's shaper
- * @sh: the shaper, zeroed
- * @dev: its device
- * @post_send: the driver's post_send
- *
- * The scheduler takes about 1.2 MiB (4096 tenant and 16384 QP slots).
- *
- * Context: process context; allocates with GFP_KERNEL.
- * Return: 0 or -ENOMEM.
+/* Free what vg_shaper_port_init() allocated. Process context. */
+static void vg_shaper_port_free(struct vg_shaper_port *pp)
+{
+	kvfree(pp->by_handle);
+	kvfree(pp->tmap);
+	kvfree(pp->sched_mem);
+}
+
+/*
+ * Set up one port's scheduler and pacer. Process context; GFP_KERNEL.
+ * Return: 0 or -ENOMEM (what was allocated is freed by the caller).
  */
-int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
-		   int (*post_send)(struct ib_qp *qp,
-				    const struct ib_send_wr *wr,
-				    const struct ib_send_wr **bad))
+static int vg_shaper_port_init(struct vg_shaper_port *pp)
 {
 	struct vg_sched_cfg cfg = {
 		.max_tenants = VG_MAX_TENANTS,
@@ -233,6 +258,41 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
 		.burst_ops = VG_BURST_OPS,
 	};
 	size_t len = vg_sched_mem_size(&cfg);
+	u32 i;
+
+	pp->sched_mem = kvzalloc(len, GFP_KERNEL);
+	pp->tmap = kvmalloc_array(VG_MAX_TENANTS, sizeof(*pp->tmap),
+				  GFP_KERNEL);
+	pp->by_handle = kvcalloc(VG_SHAPER_MAX_QPS, sizeof(*pp->by_handle),
+				 GFP_KERNEL);
+	if (!pp->sched_mem || !pp->tmap || !pp->by_handle)
+		return -ENOMEM;
+	for (i = 0; i < VG_MAX_TENANTS; i++)
+		pp->tmap[i] = VG_SCHED_NONE;
+	if (vg_sched_init(&pp->sched, &cfg, pp->sched_mem, len) ||
+	    vg_pacer_init(&pp->pacer, &pc, ktime_get_ns()))
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * vg_shaper_init() - set up a device's shaper
+ * @sh: the shaper, zeroed
+ * @dev: its device
+ * @ports: the device's physical ports
+ * @post_send: the driver's post_send
+ *
+ * Each port paced apart (up to VG_SHAPER_MAX_PORTS) takes about 2.3 MiB
+ * for its scheduler (4096 tenant and 16384 QP slots).
+ *
+ * Context: process context; allocates with GFP_KERNEL.
+ * Return: 0 or -ENOMEM.
+ */
+int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
+		   int (*post_send)(struct ib_qp *qp,
+				    const struct ib_send_wr *wr,
+				    const struct ib_send_wr **bad))
+{
 	u32 i;
 
 	spin_lock_init(&sh->lock);
@@ -248,48 +308,52 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
 	vg_cost_model_default(&sh->cost);
 	sh->chunk = VG_CTRL_CHUNK_NOLAT;
 
-	sh->sched_mem = kvzalloc(len, GFP_KERNEL);
-	sh->tmap = kvmalloc_array(VG_MAX_TENANTS, sizeof(*sh->tmap),
-				  GFP_KERNEL);
-	sh->by_handle = kvcalloc(VG_SHAPER_MAX_QPS, sizeof(*sh->by_handle),
-				 GFP_KERNEL);
-	if (!sh->sched_mem || !sh->tmap || !sh->by_handle)
-		goto nomem;
-	for (i = 0; i < VG_MAX_TENANTS; i++)
-		sh->tmap[i] = VG_SCHED_NONE;
-	if (vg_sched_init(&sh->sched, &cfg, sh->sched_mem, len) ||
-	    vg_pacer_init(&sh->pacer, &pc, ktime_get_ns()))
-		goto nomem;
+	sh->nports = clamp_t(u32, ports, 1, VG_SHAPER_MAX_PORTS);
+	if (ports > VG_SHAPER_MAX_PORTS)
+		pr_warn("%s: %u ports: QPs of ports above %u are paced with port 1\n",
+			dev->name, ports, VG_SHAPER_MAX_PORTS);
+	sh->ports = kcalloc(sh->nports, sizeof(*sh->ports), GFP_KERNEL);
+	if (!sh->ports)
+		return -ENOMEM;
+	for (i = 0; i < sh->nports; i++)
+		if (vg_shaper_port_init(&sh->ports[i]))
+			goto nomem;
 	sh->active = true;
 	return 0;
 
 nomem:
-	kvfree(sh->by_handle);
-	kvfree(sh->tmap);
-	kvfree(sh->sched_mem);
+	for (i = 0; i < sh->nports; i++)
+		vg_shaper_port_free(&sh->ports[i]);
+	kfree(sh->ports);
+	sh->ports = NULL;
 	return -ENOMEM;
 }
 
 /**
  * vg_shaper_settings() - follow the device's settings
  * @sh: the shaper
- * @set: SafeUtil and its op rate, chunk size, enforcement, cost model
+ * @set: the settings; each port's pacer runs at its own rates
  *
- * Context: any; takes the shaper lock (the caller may hold the device's
- * ctrl_lock).
+ * Context: process or softirq; takes the shaper lock.
  */
 void vg_shaper_settings(struct vg_shaper *sh,
 			const struct vg_shaper_settings *set)
 {
+	struct vg_shaper_port *pp;
 	unsigned long flags;
+	u32 i;
 
 	if (!sh->active)
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
-	if (set->rate != sh->rate || set->op_rate != sh->op_rate) {
-		if (!vg_pacer_set_rates(&sh->pacer, set->rate, set->op_rate)) {
-			sh->rate = set->rate;
-			sh->op_rate = set->op_rate;
+	for (i = 0; i < sh->nports; i++) {
+		pp = &sh->ports[i];
+		if (set->rate[i] == pp->rate && set->op_rate[i] == pp->op_rate)
+			continue;
+		if (!vg_pacer_set_rates(&pp->pacer, set->rate[i],
+					set->op_rate[i])) {
+			WRITE_ONCE(pp->rate, set->rate[i]);
+			WRITE_ONCE(pp->op_rate, set->op_rate[i]);
 		}
 	}
 	sh->chunk = set->chunk;
@@ -299,6 +363,27 @@ void vg_shaper_settings(struct vg_shaper *sh,
 	if (!list_empty(&sh->sqs))
 		vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/**
+ * vg_shaper_port_stats() - what a port's pacer does, for sysfs and netlink
+ * @sh: the shaper
+ * @idx: the port's index (0: the device's first port), below @sh->nports
+ * @st: filled in
+ *
+ * Context: any; reads without the shaper lock (each value is read once,
+ * the set need not be consistent).
+ */
+void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,
+			  struct vg_shaper_port_stats *st)
+{
+	const struct vg_shaper_port *pp = &sh->ports[idx];
+
+	st->rate = READ_ONCE(pp->rate);
+	st->op_rate = READ_ONCE(pp->op_rate);
+	st->qps = READ_ONCE(pp->nsqs);
+	st->paced_bytes = READ_ONCE(pp->paced_bytes);
+	st->paced_ops = READ_ONCE(pp->paced_ops);
 }
 
 /* Under the shaper lock: the scheduler's policy for @t. */
@@ -315,30 +400,35 @@ static void vg_shaper_tenant_cfg(const struct vg_ktenant *t,
 }
 
 /*
- * Under the shaper lock: put @sq's scheduler slot under @t, creating
- * @t's slot on first use. Return: 0 or the scheduler's error.
+ * Under the shaper lock: give @sq a slot under @t in the scheduler of
+ * port @port, creating @t's slot there on first use. @sq's old slot, if
+ * any, is the caller's to delete. Return: 0 or the scheduler's error
+ * (@sq unchanged).
  */
 static int vg_shaper_place(struct vg_shaper *sh, struct vg_sendq *sq,
-			   struct vg_ktenant *t)
+			   u32 port, struct vg_ktenant *t)
 {
+	struct vg_shaper_port *pp = &sh->ports[port];
 	struct vg_tenant_cfg cfg;
-	u32 tid = sh->tmap[t->id];
+	u32 tid = pp->tmap[t->id], h;
 	int ret;
 
 	lockdep_assert_held(&sh->lock);
 
 	if (tid == VG_SCHED_NONE) {
 		vg_shaper_tenant_cfg(t, &cfg);
-		ret = vg_sched_tenant_add(&sh->sched, &cfg, &tid);
+		ret = vg_sched_tenant_add(&pp->sched, &cfg, &tid);
 		if (ret)
 			return ret;
-		sh->tmap[t->id] = tid;
+		pp->tmap[t->id] = tid;
 	}
-	ret = vg_sched_qp_add(&sh->sched, tid, VG_QP_WEIGHT_DEFAULT,
-			      &sq->handle);
+	ret = vg_sched_qp_add(&pp->sched, tid, VG_QP_WEIGHT_DEFAULT, &h);
 	if (ret)
 		return ret;
-	sh->by_handle[sq->handle] = sq;
+	pp->by_handle[h] = sq;
+	WRITE_ONCE(pp->nsqs, pp->nsqs + 1);
+	sq->port = port;
+	sq->handle = h;
 	if (sq->tenant != t) {
 		vg_tenant_put(sq->tenant);
 		sq->tenant = vg_tenant_get(t);
@@ -352,8 +442,10 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_sendq *sq,
  * @sq: the QP's state, not yet visible to the post path
  * @t: its tenant
  *
- * Context: process context; takes the shaper lock. The scheduler may
- * compact its QP pool here (core/sched.h).
+ * The QP starts on the device's first port; vg_shaper_set_port() follows
+ * it when it is moved to INIT on another.
+ *
+ * Context: process context; takes the shaper lock.
  * Return: 0, or -ENOSPC (no QP slot left: the QP stays unshaped).
  */
 int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
@@ -363,7 +455,7 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 	int ret;
 
 	spin_lock_irqsave(&sh->lock, flags);
-	ret = vg_shaper_place(sh, sq, t);
+	ret = vg_shaper_place(sh, sq, 0, t);
 	if (!ret) {
 		list_add_tail(&sq->node, &sh->sqs);
 		WRITE_ONCE(sh->nsqs, sh->nsqs + 1);
@@ -373,23 +465,25 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 }
 
 /*
- * Under the shaper lock: move @sq's slot to @t, taking its queued WRs
- * along. If the new slot cannot be had, the old one stays.
+ * Under the shaper lock: move @sq's slot to @t on port @port, taking its
+ * queued WRs along. If the new slot cannot be had, the old one stays.
+ * Return: whether it moved.
  */
-static void vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
-			   struct vg_ktenant *t)
+static bool vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
+			   u32 port, struct vg_ktenant *t)
 {
-	u32 old = sq->handle;
+	struct vg_shaper_port *old = vg_sendq_port(sh, sq);
+	u32 h = sq->handle;
 
 	lockdep_assert_held(&sh->lock);
 
-	if (vg_shaper_place(sh, sq, t)) {
-		sq->handle = old;
-		return;
-	}
-	vg_sched_qp_del(&sh->sched, old);
-	sh->by_handle[old] = NULL;
+	if (vg_shaper_place(sh, sq, port, t))
+		return false;
+	vg_sched_qp_del(&old->sched, h);
+	old->by_handle[h] = NULL;
+	WRITE_ONCE(old->nsqs, old->nsqs - 1);
 	vg_sendq_reactivate(sh, sq, ktime_get_ns());
+	return true;
 }
 
 /**
@@ -410,7 +504,38 @@ void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq)
 	lockdep_assert_held(&sh->lock);
 
 	if (cur && cur != sq->tenant && list_empty(&sq->queue))
-		vg_shaper_move(sh, sq, cur);
+		vg_shaper_move(sh, sq, sq->port, cur);
+}
+
+/**
+ * vg_shaper_set_port() - follow a QP's move to a port
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @port_num: the port its owner moved it to (IB_QP_PORT, at INIT)
+ *
+ * From now on the QP is paced by that port's pacer and shares that port
+ * with the other tenants there. A port above VG_SHAPER_MAX_PORTS is paced
+ * with the first (the device says it has fewer ports paced apart).
+ *
+ * Context: process context (the modify QP wrapper, after the driver's
+ * modify succeeded); takes the shaper lock.
+ */
+void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
+			u32 port_num)
+{
+	u32 first = rdma_start_port(sh->dev->ibdev), idx = 0;
+	unsigned long flags;
+
+	if (port_num >= first && port_num - first < sh->nports)
+		idx = port_num - first;
+	spin_lock_irqsave(&sh->lock, flags);
+	/* Not if racing its destruction: the owner's bug. */
+	if (!vg_sendq_closed(sq) && idx != sq->port &&
+	    !vg_shaper_move(sh, sq, idx, sq->tenant))
+		pr_warn_ratelimited("%s: QP %u: no slot on port %u; paced with port %u\n",
+				    sh->dev->name, sq->qp->qp_num, port_num,
+				    first + sq->port);
+	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
 /**
@@ -419,45 +544,52 @@ void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq)
  * @ev: enum vg_tenant_event
  * @t: the tenant
  *
- * A changed policy applies at once. A deleted tenant's QPs have been
- * classified again (qp_tenant.c) before this runs: their slots move to
- * their new tenants with whatever they have queued, and the tenant's slot
- * goes.
+ * A changed policy applies at once, on every port. A deleted tenant's
+ * QPs have been classified again (qp_tenant.c) before this runs: their
+ * slots move to their new tenants with whatever they have queued, and
+ * the tenant's slots go.
  *
  * Context: process context (the tenant notifier); takes the shaper lock.
  */
 void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 			    struct vg_ktenant *t)
 {
+	struct vg_shaper_port *pp;
 	struct vg_tenant_cfg cfg;
 	struct vg_ktenant *cur;
 	struct vg_sendq *sq;
 	unsigned long flags;
-	u32 tid;
+	u32 i, tid;
 
 	if (!sh->active || (ev != VG_TENANT_CHANGED && ev != VG_TENANT_REMOVED))
 		return;
 	rcu_read_lock();
 	spin_lock_irqsave(&sh->lock, flags);
-	tid = sh->tmap[t->id];
-	if (tid == VG_SCHED_NONE)
-		goto out;
-	if (ev == VG_TENANT_CHANGED) {
-		vg_shaper_tenant_cfg(t, &cfg);
-		if (vg_sched_tenant_set(&sh->sched, tid, &cfg, ktime_get_ns()))
-			pr_warn_ratelimited("%s: tenant %s: policy not applied\n",
-					    sh->dev->name, t->name);
-		goto out;
+	if (ev == VG_TENANT_REMOVED) {
+		list_for_each_entry(sq, &sh->sqs, node) {
+			cur = rcu_dereference(sq->q->tenant);
+			if (sq->tenant == t && cur && cur != t)
+				vg_shaper_move(sh, sq, sq->port, cur);
+		}
 	}
-	list_for_each_entry(sq, &sh->sqs, node) {
-		cur = rcu_dereference(sq->q->tenant);
-		if (sq->tenant == t && cur && cur != t)
-			vg_shaper_move(sh, sq, cur);
+	vg_shaper_tenant_cfg(t, &cfg);
+	for (i = 0; i < sh->nports; i++) {
+		pp = &sh->ports[i];
+		tid = pp->tmap[t->id];
+		if (tid == VG_SCHED_NONE)
+			continue;
+		if (ev == VG_TENANT_REMOVED) {
+			if (!vg_sched_tenant_del(&pp->sched, tid))
+				pp->tmap[t->id] = VG_SCHED_NONE;
+		} else if (vg_sched_tenant_set(&pp->sched, tid, &cfg,
+					       ktime_get_ns())) {
+			pr_warn_ratelimited("%s: tenant %s: policy not applied on port %u\n",
+					    sh->dev->name, t->name,
+					    rdma_start_port(sh->dev->ibdev) + i);
+		}
 	}
-	if (!vg_sched_tenant_del(&sh->sched, tid))
-		sh->tmap[t->id] = VG_SCHED_NONE;
-	vg_shaper_arm(sh, ktime_get_ns());
-out:
+	if (ev == VG_TENANT_REMOVED)
+		vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
 	rcu_read_unlock();
 }
@@ -545,6 +677,7 @@ bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound)
 void vg_shaper_destroy(struct vg_shaper *sh)
 {
 	struct vg_sendq *sq, *tmp;
+	u32 i;
 
 	if (!sh->active)
 		return;
@@ -561,8 +694,9 @@ void vg_shaper_destroy(struct vg_shaper *sh)
 	list_for_each_entry_safe(sq, tmp, &sh->closed, node)
 		vg_sendq_bury(sh, sq);
 	spin_unlock_irq(&sh->lock);
-	kvfree(sh->by_handle);
-	kvfree(sh->tmap);
-	kvfree(sh->sched_mem);
+	for (i = 0; i < sh->nports; i++)
+		vg_shaper_port_free(&sh->ports[i]);
+	kfree(sh->ports);
+	sh->ports = NULL;
 	sh->active = false;
 }

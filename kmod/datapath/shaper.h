@@ -28,8 +28,14 @@ struct vg_qp;
 struct vg_qp_table;
 struct vg_sendq;
 
-/* Shaped QPs per device (the scheduler's QP slots). */
+/* Shaped QPs per port (the scheduler's QP slots). */
 #define VG_SHAPER_MAX_QPS	16384U
+/*
+ * Ports a shaper paces apart, each with its own scheduler (about 2.3 MiB)
+ * and pacer. QPs of a device's higher ports are paced with its first
+ * port, and the device says so (vg_shaper::nports < its port count).
+ */
+#define VG_SHAPER_MAX_PORTS	4U
 /* Chunks one dispatcher run posts before it yields to the hrtimer. */
 #define VG_SHAPER_BUDGET	64U
 /*
@@ -51,17 +57,45 @@ union vg_send_wr {
 };
 
 /**
+ * struct vg_shaper_port - the shaper of one port of a device
+ * @sched: the policy core's scheduler of the port's QPs, memory in
+ *	@sched_mem: each port's link is a bottleneck of its own, so
+ *	tenants' shares are kept per port
+ * @sched_mem: kvzalloc'ed
+ * @tmap: module tenant id -> scheduler tenant handle, VG_SCHED_NONE
+ * @by_handle: scheduler QP handle -> its vg_sendq
+ * @pacer: token buckets at the port's SafeUtil
+ * @rate: the byte rate @pacer runs at
+ * @op_rate: the op rate @pacer runs at
+ * @nsqs: QPs bound to the port
+ * @paced_bytes: payload bytes the pacer let through (chunks and fast-path
+ *	WRs; not the direct WRs of latency tenants, which it does not pace)
+ * @paced_ops: chunks and fast-path WRs likewise
+ *
+ * All fields are protected by vg_shaper::lock; the counters are also
+ * read locklessly (READ_ONCE) for sysfs and netlink.
+ */
+struct vg_shaper_port {
+	struct vg_sched sched;
+	void *sched_mem;
+	u32 *tmap;
+	struct vg_sendq **by_handle;
+	struct vg_pacer pacer;
+	u64 rate;
+	u64 op_rate;
+	u32 nsqs;
+	u64 paced_bytes;
+	u64 paced_ops;
+};
+
+/**
  * struct vg_shaper - a device's shaper
  * @lock: protects everything here and every vg_sendq of the device; a
  *	spinlock taken with interrupts saved (posts come from any context)
  * @dev: the device
- * @sched: the policy core's scheduler, memory in @sched_mem
- * @sched_mem: kvzalloc'ed
- * @tmap: module tenant id -> scheduler tenant handle, VG_SCHED_NONE
- * @by_handle: scheduler QP handle -> its vg_sendq
- * @pacer: token buckets at SafeUtil
- * @rate: the byte rate @pacer runs at
- * @op_rate: the op rate @pacer runs at
+ * @ports: per port (index 0 is the device's first port), @nports of them
+ * @nports: ports paced apart: the device's, up to VG_SHAPER_MAX_PORTS
+ * @next_port: the port the dispatcher serves first in its next round
  * @timer: wakes the dispatcher at the next departure (softirq)
  * @sqs: every vg_sendq of the device
  * @closed: vg_sendqs of destroyed QPs whose ring may still be named by
@@ -86,13 +120,9 @@ union vg_send_wr {
 struct vg_shaper {
 	spinlock_t lock;	/* see above */
 	struct vg_device *dev;
-	struct vg_sched sched;
-	void *sched_mem;
-	u32 *tmap;
-	struct vg_sendq **by_handle;
-	struct vg_pacer pacer;
-	u64 rate;
-	u64 op_rate;
+	struct vg_shaper_port *ports;
+	u32 nports;
+	u32 next_port;
 	struct hrtimer timer;
 	struct list_head sqs;
 	struct list_head closed;
@@ -111,17 +141,29 @@ struct vg_shaper {
 	bool active;
 };
 
-/* The settings the shaper follows (devcfg.c publishes them). */
+/*
+ * The settings the shaper follows (devcfg.c publishes them); @rate and
+ * @op_rate per port, index 0 the device's first port.
+ */
 struct vg_shaper_settings {
-	u64 rate;
-	u64 op_rate;
+	u64 rate[VG_SHAPER_MAX_PORTS];
+	u64 op_rate[VG_SHAPER_MAX_PORTS];
 	u32 chunk;
 	bool enforce;
 	struct vg_cost_model cost;
 };
 
+/* What sysfs and netlink show of a port (vg_shaper_port_stats()). */
+struct vg_shaper_port_stats {
+	u64 rate;
+	u64 op_rate;
+	u32 qps;
+	u64 paced_bytes;
+	u64 paced_ops;
+};
+
 /* shaper.c: the device side */
-int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev,
+int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 		   int (*post_send)(struct ib_qp *qp,
 				    const struct ib_send_wr *wr,
 				    const struct ib_send_wr **bad));
@@ -135,6 +177,10 @@ void vg_shaper_arm(struct vg_shaper *sh, u64 when);
 int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 		   struct vg_ktenant *t);
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
+			u32 port_num);
+void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,
+			  struct vg_shaper_port_stats *st);
 void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 			    struct vg_ktenant *t);
 
