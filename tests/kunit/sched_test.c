@@ -862,6 +862,71 @@ static void sched_rates(struct kunit *test)
 	KUNIT_EXPECT_GE(test, served(s, a) - sa, 450000000ULL);
 }
 
+/* Mark block @b as used once more; it must be one the pool handed out. */
+static void mark_qblk(struct kunit *test, const struct vg_sched *s, u8 *seen,
+		      u32 b)
+{
+	KUNIT_ASSERT_LT(test, b, s->qpool_top);
+	KUNIT_ASSERT_EQ(test, seen[b]++, 0);
+}
+
+/*
+ * The QP heap blocks: each tenant holds exactly the blocks its QP count
+ * needs (sched.h), no block is held twice or both held and free, and
+ * every block is held or free. Suites run one test at a time: one
+ * scratch map serves every check.
+ */
+static u8 qblk_seen[4096];
+
+static void check_qblocks(struct kunit *test, const struct vg_sched *s)
+{
+	u32 i, j, b, nfree = 0, held = 0;
+	u8 *seen = qblk_seen;
+
+	KUNIT_ASSERT_LE(test, s->qpool_cap, (u32)sizeof(qblk_seen));
+	memset(seen, 0, s->qpool_cap);
+	KUNIT_ASSERT_LE(test, s->qpool_top, s->qpool_cap);
+	for (b = s->qblk_free; b != VG_SCHED_NONE; b = s->qpool[b].dir[0]) {
+		mark_qblk(test, s, seen, b);
+		nfree++;
+	}
+	KUNIT_ASSERT_EQ(test, s->nqblk_free,
+			nfree + s->qpool_cap - s->qpool_top);
+	for (i = 0; i < s->max_tenants; i++) {
+		const struct vg_sched_tenant *t = &s->tenants[i];
+		u32 r = s->text[i].nqps;
+		u32 d = r > VG_QHEAD ? DIV_ROUND_UP(r - VG_QHEAD, VG_QBLK) : 0;
+		const u32 *dir = s->qpool[t->qdir].dir;
+
+		if (t->state == VG_T_FREE)
+			continue;
+		KUNIT_ASSERT_EQ(test, t->qdepth,
+				d <= 1 ? 0U : d <= VG_QDIR ? 1U : 2U);
+		if (d)
+			mark_qblk(test, s, seen, t->qblk0);
+		held += d;
+		if (t->qdepth) {
+			mark_qblk(test, s, seen, t->qdir);
+			held++;
+		}
+		if (t->qdepth == 1) {
+			KUNIT_ASSERT_EQ(test, dir[0], t->qblk0);
+			for (j = 1; j < d; j++)
+				mark_qblk(test, s, seen, dir[j]);
+		} else if (t->qdepth == 2) {
+			KUNIT_ASSERT_EQ(test, s->qpool[dir[0]].dir[0], t->qblk0);
+			for (j = 0; j < DIV_ROUND_UP(d, VG_QDIR); j++) {
+				mark_qblk(test, s, seen, dir[j]);
+				held++;
+			}
+			for (j = 1; j < d; j++)
+				mark_qblk(test, s, seen,
+					  s->qpool[dir[j / VG_QDIR]].dir[j % VG_QDIR]);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, held + s->nqblk_free, s->qpool_cap);
+}
+
 /* Structural invariants of the whole scheduler, checked by brute force. */
 static void check_invariants(struct kunit *test, struct vg_sched *s)
 {
@@ -881,6 +946,7 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 	}
 	for (i = 0; i < s->max_tenants; i++) {
 		const struct vg_sched_tenant *t = &s->tenants[i];
+		struct vg_qheap qh = vg_sched_qheap(s, i);
 		u32 seen = 0, qps = 0, act = 0, k;
 
 		if (t->state == VG_T_FREE) {
@@ -906,29 +972,22 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 		KUNIT_ASSERT_EQ(test, vg_heap_contains(&s->cap, i),
 				t->state == VG_T_CAPPED);
 		KUNIT_ASSERT_EQ(test, t->state == VG_T_IDLE, !act);
-		if (t->state == VG_T_ACTIVE) {
-			const struct vg_heap_ent *e = &s->wfq.ent[s->wfq.pos[i] - 1];
-
-			KUNIT_ASSERT_EQ(test, e->key, t->tag);
-			KUNIT_ASSERT_EQ(test, e->aux, t->seg);
-			if (t->has_min)
-				KUNIT_ASSERT_EQ(test, s->grt.ent[s->grt.pos[i] - 1].aux,
-						t->seg);
-		}
-		/* The QP heap in its segment: order, positions, membership. */
-		KUNIT_ASSERT_LE(test, s->text[i].nqps, s->text[i].segcap);
-		KUNIT_ASSERT_LE(test, t->seg + s->text[i].segcap,
-				s->qpool_top);
+		if (t->state == VG_T_ACTIVE)
+			KUNIT_ASSERT_EQ(test, s->wfq.ent[s->wfq.pos[i] - 1].key,
+					t->tag);
+		/* The QP heap: order, positions, membership. */
 		for (k = 0; k < t->nactive; k++) {
-			const struct vg_heap_ent *e = s->qpool + t->seg;
-			u32 x = e[k].id;
+			const struct vg_heap_ent *e = vg_qheap_at(&qh, k);
+			const struct vg_heap_ent *up =
+				vg_qheap_at(&qh, k ? (k - 1) / 4 : 0);
+			u32 x = e->id;
 
+			KUNIT_ASSERT_LT(test, x, s->max_qps);
 			KUNIT_ASSERT_EQ(test, s->qps[x].state, VG_Q_ACTIVE);
 			KUNIT_ASSERT_EQ(test, s->qps[x].tenant, i);
 			KUNIT_ASSERT_EQ(test, s->qpos[x], k + 1);
-			KUNIT_ASSERT_EQ(test, e[k].aux, s->qps[x].inv_w);
-			KUNIT_ASSERT_FALSE(test, vg_before(e[k].key,
-							   e[k ? (k - 1) / 4 : 0].key));
+			KUNIT_ASSERT_EQ(test, e->aux, s->qps[x].inv_w);
+			KUNIT_ASSERT_FALSE(test, vg_before(e->key, up->key));
 			seen++;
 		}
 		KUNIT_ASSERT_EQ(test, seen, act);
@@ -936,20 +995,13 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 	}
 	KUNIT_ASSERT_EQ(test, s->ntenants, nt);
 	KUNIT_ASSERT_EQ(test, s->nqps, nq);
-	/* Segments are disjoint, listed in address order, within the pool. */
-	for (i = s->seg_head, h = 0; i != VG_SCHED_NONE;
-	     i = s->text[i].seg_next) {
-		KUNIT_ASSERT_GE(test, s->tenants[i].seg, h);
-		h = s->tenants[i].seg + s->text[i].segcap;
-	}
-	KUNIT_ASSERT_LE(test, h, s->qpool_top);
-	KUNIT_ASSERT_LE(test, s->qpool_top, s->qpool_cap);
+	check_qblocks(test, s);
 	/* A cached pick is still its tenant's root. */
 	if (s->pick_qp != VG_SCHED_NONE) {
 		const struct vg_sched_tenant *t = &s->tenants[s->pick_tenant];
 
 		KUNIT_ASSERT_TRUE(test, t->nactive > 0);
-		KUNIT_ASSERT_EQ(test, s->qpool[t->seg].id, s->pick_qp);
+		KUNIT_ASSERT_EQ(test, s->qroot[s->pick_tenant].id, s->pick_qp);
 	}
 }
 
@@ -964,18 +1016,62 @@ static void random_rates(struct vg_prng *r, struct vg_tenant_cfg *tc)
 		tc->min_rate = tc->max_rate;
 }
 
+/*
+ * The work of the calls since the last look: QP heap entries written and
+ * QP heap blocks taken or returned (struct vg_sched's counters). One call
+ * makes at most one QP heap operation, which writes at most one entry per
+ * level of a heap of max_qps entries, and takes or returns at most three
+ * blocks, whatever the pool's size or the QPs' spread over tenants.
+ */
+struct work_meter {
+	u64 moved, blocks;	/* the counters at the last look */
+	u32 levels;		/* of a QP heap of max_qps entries */
+	u64 max_moved, max_blocks;	/* most seen in one look */
+	u32 max_used;		/* most blocks held at a look */
+};
+
+static void meter_init(struct work_meter *m, const struct vg_sched *s)
+{
+	u64 level = 1, size = 1;
+
+	memset(m, 0, sizeof(*m));
+	m->moved = s->qmoved;
+	m->blocks = s->qblocks;
+	for (m->levels = 1; size < s->max_qps; m->levels++) {
+		level *= 4;
+		size += level;
+	}
+}
+
+static void meter_check(struct kunit *test, const struct vg_sched *s,
+			struct work_meter *m)
+{
+	u64 moved = s->qmoved - m->moved, blocks = s->qblocks - m->blocks;
+
+	KUNIT_ASSERT_LE(test, moved, (u64)m->levels);
+	KUNIT_ASSERT_LE(test, blocks, 3ULL);
+	m->max_moved = max(m->max_moved, moved);
+	m->max_blocks = max(m->max_blocks, blocks);
+	m->max_used = max(m->max_used, s->qpool_cap - s->nqblk_free);
+	m->moved = s->qmoved;
+	m->blocks = s->qblocks;
+}
+
 /* Random operations against the invariants (model-free fuzzing). */
 static void sched_random_ops(struct kunit *test)
 {
-	enum { NT = 12, NQ = 48 };
+	enum { NT = 12, NQ = 64 };
 	struct vg_sched_cfg cfg = { .max_tenants = NT, .max_qps = NQ,
 				    .rate_slack_ns = 5000 };
 	struct vg_sched *s = sched_new_cfg(test, &cfg);
+	struct work_meter m;
 	struct vg_prng r;
+	u32 depth = 0;
 	u64 now = 0;
 	int i;
 
 	vg_prng_seed(&r, 99);
+	meter_init(&m, s);
 	for (i = 0; i < 40000; i++) {
 		u32 op = vg_prng_range(&r, 0, 99), id, t, q;
 		struct vg_tenant_cfg tc = {
@@ -997,7 +1093,8 @@ static void sched_random_ops(struct kunit *test)
 		} else if (op < 10) {
 			vg_sched_tenant_set(s, t, &tc, now);
 		} else if (op < 16) {
-			vg_sched_qp_add(s, t, tc.weight, &id);
+			/* Half to tenants 0 and 1: some need a directory. */
+			vg_sched_qp_add(s, op & 1 ? t : t % 2, tc.weight, &id);
 		} else if (op < 19) {
 			vg_sched_qp_del(s, q);
 		} else if (op < 21) {
@@ -1027,10 +1124,14 @@ static void sched_random_ops(struct kunit *test)
 				KUNIT_ASSERT_EQ(test, s->wfq.n + s->cap.n, 0U);
 			}
 		}
+		meter_check(test, s, &m);
 		check_invariants(test, s);
+		for (t = 0; t < NT; t++)
+			depth = max_t(u32, depth, s->tenants[t].qdepth);
 	}
-	/* The run grew, moved and compacted segments. */
-	KUNIT_EXPECT_GT(test, s->compactions, 0ULL);
+	/* Tenants took and returned blocks, a directory among them. */
+	KUNIT_EXPECT_GT(test, s->qblocks, 100ULL);
+	KUNIT_EXPECT_EQ(test, depth, 1U);
 }
 
 static void expect_same_sched(struct kunit *test, const struct vg_sched *a,
@@ -1071,10 +1172,13 @@ static void expect_same_sched(struct kunit *test, const struct vg_sched *a,
 		KUNIT_ASSERT_EQ(test, a->text[i].max_next.frac,
 				b->text[i].max_next.frac);
 		for (k = 0; k < ta->nactive; k++) {
-			KUNIT_ASSERT_EQ(test, a->qpool[ta->seg + k].id,
-					b->qpool[tb->seg + k].id);
-			KUNIT_ASSERT_EQ(test, a->qpool[ta->seg + k].key,
-					b->qpool[tb->seg + k].key);
+			struct vg_qheap qa = vg_sched_qheap(a, i);
+			struct vg_qheap qb = vg_sched_qheap(b, i);
+
+			KUNIT_ASSERT_EQ(test, vg_qheap_at(&qa, k)->id,
+					vg_qheap_at(&qb, k)->id);
+			KUNIT_ASSERT_EQ(test, vg_qheap_at(&qa, k)->key,
+					vg_qheap_at(&qb, k)->key);
 		}
 	}
 	for (i = 0; i < a->max_qps; i++) {
