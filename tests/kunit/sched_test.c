@@ -1134,6 +1134,271 @@ static void sched_random_ops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, depth, 1U);
 }
 
+/*
+ * QPs come and go across tenants in the patterns that made the former
+ * segment pool grow, move and compact (O(pool) under the caller's lock):
+ * each call's work must stay within the bound of struct work_meter, the
+ * scheduler consistent (check_invariants()), every add below max_qps must
+ * find its blocks, and afterwards picks must follow the weights.
+ *
+ *   POOL_FREE_MIDDLE	every tenant but the last grows in turn until
+ *			the pool is full; the middle half of the QPs
+ *			goes; the last tenant takes their slots
+ *   POOL_HANDOVER	tenant 0 takes every slot (two directory levels),
+ *			gives them all back, tenant 1 takes them; then
+ *			they move back one by one
+ *   POOL_WORST_SPREAD	the spread that needs the most blocks: every
+ *			tenant one data block's first QP, then as many as
+ *			can one more QP than two data blocks (which needs
+ *			a directory), the rest to tenant 0; then QPs move
+ *			between random tenants
+ *   POOL_RANDOM	random adds and deletes, tenants and sizes
+ */
+enum pool_pattern {
+	POOL_FREE_MIDDLE,
+	POOL_HANDOVER,
+	POOL_WORST_SPREAD,
+	POOL_RANDOM,
+};
+
+struct sched_pool_case {
+	const char *name;
+	u32 nt, nq;
+	enum pool_pattern pattern;
+};
+
+static const struct sched_pool_case sched_pool_cases[] = {
+	{ "fill, free the middle, add to another: 8 tenants, 1200 QPs",
+	  8, 1200, POOL_FREE_MIDDLE },
+	{ "fill, free the middle, add to another: 64 tenants, 4096 QPs",
+	  64, 4096, POOL_FREE_MIDDLE },
+	{ "one tenant takes every slot, then another: 2100 QPs",
+	  2, 2100, POOL_HANDOVER },
+	{ "most blocks per QP: 256 tenants, 4096 QPs",
+	  256, 4096, POOL_WORST_SPREAD },
+	{ "most blocks per QP: 64 tenants, 3000 QPs",
+	  64, 3000, POOL_WORST_SPREAD },
+	{ "random churn: 16 tenants, 3000 QPs", 16, 3000, POOL_RANDOM },
+};
+
+static void sched_pool_desc(const struct sched_pool_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sched_pool, sched_pool_cases, sched_pool_desc);
+
+struct pool_run {
+	struct kunit *test;
+	struct vg_sched *s;
+	struct work_meter m;
+	u32 nt;
+};
+
+/* Tenant @t gets a QP: it must succeed below max_qps. */
+static u32 pool_add(struct pool_run *pr, u32 t)
+{
+	u32 qp = VG_SCHED_NONE;
+
+	KUNIT_ASSERT_LT(pr->test, pr->s->nqps, pr->s->max_qps);
+	KUNIT_ASSERT_EQ(pr->test, vg_sched_qp_add(pr->s, t, 1, &qp), 0);
+	meter_check(pr->test, pr->s, &pr->m);
+	return qp;
+}
+
+static void pool_del(struct pool_run *pr, u32 qp)
+{
+	KUNIT_ASSERT_EQ(pr->test, vg_sched_qp_del(pr->s, qp), 0);
+	meter_check(pr->test, pr->s, &pr->m);
+}
+
+/* Some QP of tenant @t, or VG_SCHED_NONE. */
+static u32 pool_qp_of(const struct vg_sched *s, u32 t)
+{
+	u32 q;
+
+	for (q = 0; q < s->max_qps; q++)
+		if (s->qps[q].state != VG_Q_FREE && s->qps[q].tenant == t)
+			return q;
+	return VG_SCHED_NONE;
+}
+
+/*
+ * Every QP backlogged: each tenant's share follows its weight within 2%
+ * and the SFQ bound holds between the QPs of each tenant (as in
+ * shares_case()).
+ */
+static void pool_shares(struct pool_run *pr)
+{
+	struct kunit *test = pr->test;
+	struct vg_sched *s = pr->s;
+	u64 sumw = 0, wmin = U64_MAX, total = 0, target, *served0;
+	u32 q, t, n = 0;
+
+	served0 = kunit_kcalloc(test, pr->nt, sizeof(*served0), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, served0);
+	for (q = 0; q < s->max_qps; q++)
+		if (s->qps[q].state != VG_Q_FREE) {
+			KUNIT_ASSERT_EQ(test, vg_sched_activate(s, q, 0), 0);
+			meter_check(test, s, &pr->m);
+		}
+	for (t = 0; t < pr->nt; t++) {
+		served0[t] = s->tenants[t].served;
+		if (!s->text[t].nqps)
+			continue;
+		sumw += s->text[t].weight;
+		wmin = min_t(u64, wmin, s->text[t].weight);
+		n++;
+	}
+	target = 50ULL * LMAX * (div64_u64(sumw, wmin) + 1 + n);
+	while (total < target) {
+		KUNIT_ASSERT_NE(test, step(test, s, LMAX, 0, true),
+				VG_SCHED_NONE);
+		meter_check(test, s, &pr->m);
+		total += LMAX;
+	}
+	for (t = 0; t < pr->nt; t++) {
+		struct bound_acc qb = { S64_MIN, S64_MAX };
+
+		if (!s->text[t].nqps)
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      share_ok(s->tenants[t].served - served0[t],
+					       total, s->text[t].weight, sumw,
+					       50),
+				      "tenant %u of %u QPs", t,
+				      s->text[t].nqps);
+		for (q = 0; q < s->max_qps; q++)
+			if (s->qps[q].state == VG_Q_ACTIVE &&
+			    s->qps[q].tenant == t)
+				bound_add(&qb, vg_sched_qp_tag(s, q),
+					  s->tenants[t].vt.v, s->qps[q].inv_w);
+		KUNIT_EXPECT_LE_MSG(test, qb.hi, qb.lo, "QPs of tenant %u", t);
+	}
+}
+
+static void pool_free_middle(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	u32 q, i;
+
+	for (i = 0; s->nqps < s->max_qps; i++)
+		pool_add(pr, i % (pr->nt - 1));
+	check_invariants(pr->test, s);
+	/* Handles were handed out in order: these are the middle half. */
+	for (q = s->max_qps / 4; q < s->max_qps / 4 * 3; q++)
+		pool_del(pr, q);
+	check_invariants(pr->test, s);
+	while (s->nqps < s->max_qps)
+		pool_add(pr, pr->nt - 1);
+	check_invariants(pr->test, s);
+	KUNIT_EXPECT_GE(pr->test, s->tenants[pr->nt - 1].qdepth, 1U);
+}
+
+static void pool_handover(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	u32 q, i;
+
+	while (s->nqps < s->max_qps)
+		pool_add(pr, 0);
+	KUNIT_EXPECT_EQ(pr->test, s->tenants[0].qdepth, 2U);
+	check_invariants(pr->test, s);
+	for (q = 0; q < s->max_qps; q++)
+		pool_del(pr, q);
+	check_invariants(pr->test, s);
+	KUNIT_EXPECT_EQ(pr->test, s->nqblk_free, s->qpool_cap);
+	while (s->nqps < s->max_qps)
+		pool_add(pr, 1);
+	check_invariants(pr->test, s);
+	/* Back to tenant 0 one by one, as QPs moving between tenants do. */
+	for (i = 0; i < s->max_qps / 2; i++) {
+		pool_del(pr, pool_qp_of(s, 1));
+		pool_add(pr, 0);
+	}
+	check_invariants(pr->test, s);
+}
+
+static void pool_worst_spread(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	struct vg_prng r;
+	u32 t, i, q;
+
+	for (t = 0; t < pr->nt && s->nqps + VG_QHEAD + 1 <= s->max_qps; t++)
+		for (i = 0; i < VG_QHEAD + 1; i++)
+			pool_add(pr, t);
+	for (t = 0; t < pr->nt && s->nqps + VG_QBLK <= s->max_qps; t++)
+		for (i = 0; i < VG_QBLK; i++)
+			pool_add(pr, t);
+	while (s->nqps < s->max_qps)
+		pool_add(pr, 0);
+	check_invariants(pr->test, s);
+	vg_prng_seed(&r, pr->nt);
+	for (i = 0; i < 2000; i++) {
+		do {
+			q = vg_prng_range(&r, 0, s->max_qps - 1);
+		} while (s->qps[q].state == VG_Q_FREE);
+		pool_del(pr, q);
+		pool_add(pr, vg_prng_range(&r, 0, pr->nt - 1));
+	}
+	check_invariants(pr->test, s);
+}
+
+static void pool_random(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	struct vg_prng r;
+	u32 i, q, t;
+
+	vg_prng_seed(&r, 5);
+	for (i = 0; i < 30000; i++) {
+		/* Tenants of very different sizes: weight the draw to 0. */
+		t = vg_prng_range(&r, 0, 3) ? 0 : vg_prng_range(&r, 0, pr->nt - 1);
+		if (s->nqps < s->max_qps && vg_prng_range(&r, 0, 99) < 55) {
+			pool_add(pr, t);
+			continue;
+		}
+		q = vg_prng_range(&r, 0, s->max_qps - 1);
+		if (s->qps[q].state != VG_Q_FREE)
+			pool_del(pr, q);
+		if (!(i % 5000))
+			check_invariants(pr->test, s);
+	}
+	check_invariants(pr->test, s);
+}
+
+static void sched_pool(struct kunit *test)
+{
+	const struct sched_pool_case *tc = test->param_value;
+	struct pool_run pr = { .test = test, .nt = tc->nt };
+	u32 t;
+
+	pr.s = sched_new(test, tc->nt, tc->nq);
+	for (t = 0; t < tc->nt; t++)
+		KUNIT_ASSERT_EQ(test, tenant_new(test, pr.s, 1 + t % 4, 0, 0), t);
+	meter_init(&pr.m, pr.s);
+	switch (tc->pattern) {
+	case POOL_FREE_MIDDLE:
+		pool_free_middle(&pr);
+		break;
+	case POOL_HANDOVER:
+		pool_handover(&pr);
+		break;
+	case POOL_WORST_SPREAD:
+		pool_worst_spread(&pr);
+		break;
+	case POOL_RANDOM:
+		pool_random(&pr);
+		break;
+	}
+	pool_shares(&pr);
+	check_invariants(test, pr.s);
+	kunit_info(test, "at most %u of %u blocks held; per call at most %llu entries written (bound %u), %llu blocks\n",
+		   pr.m.max_used, pr.s->qpool_cap, pr.m.max_moved,
+		   pr.m.levels, pr.m.max_blocks);
+}
+
 static void expect_same_sched(struct kunit *test, const struct vg_sched *a,
 			      const struct vg_sched *b)
 {
@@ -1343,6 +1608,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_vtime_wrap),
 	KUNIT_CASE(sched_rates),
 	KUNIT_CASE(sched_random_ops),
+	KUNIT_CASE_PARAM(sched_pool, sched_pool_gen_params),
 	KUNIT_CASE(sched_send_idle_same),
 	KUNIT_CASE(sched_class_weights),
 	{}
