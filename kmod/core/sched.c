@@ -828,8 +828,11 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 	vg_tenant_charge(s, tid, cost, now);
 	/* Warm up what the next pick and charge will read. */
 	if (likely(s->wfq.n)) {
-		prefetchw(&s->tenants[s->wfq.ent[0].id]);
-		prefetchw(&s->qroot[s->wfq.ent[0].id]);
+		u32 next = s->wfq.ent[0].id;
+
+		prefetchw(&s->tenants[next]);
+		prefetchw(&s->qroot[next]);
+		prefetchw(&s->qtop[next * VG_HEAP_D]);
 	}
 	return 0;
 }
