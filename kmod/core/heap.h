@@ -13,8 +13,10 @@
  *
  * Storage is the caller's: @cap entries and a position table covering the
  * id space. Several heaps may share one position table if each id is in at
- * most one of them (the scheduler's per-tenant QP heaps do), and a heap
- * may be a view built on the fly over a slice of a larger entry array.
+ * most one of them, and a heap may be a view built on the fly over a slice
+ * of a larger entry array. (The scheduler's per-tenant QP heaps, whose
+ * entries live in blocks, are the same 4-ary heaps addressed differently:
+ * struct vg_qheap in sched.h.)
  *
  * The operations are inline: they are most of the scheduler's per-WR
  * work. Context and locking: no locks, no allocation, any context; the

@@ -3,9 +3,9 @@
  * verbsgate hierarchical weighted scheduler: see sched.h.
  *
  * Tenant level: indexed 4-ary heaps (heap.h) of tenant slots. QP level:
- * one 4-ary heap per tenant in a segment of the shared pool s->qpool; the
- * QP positions (s->qpos) are relative to the segment, so segments can move
- * without touching the QPs.
+ * one 4-ary heap per tenant, its root in s->qroot and the rest in
+ * fixed-size blocks of the shared pool s->qpool (struct vg_qheap in
+ * sched.h); the QP positions (s->qpos) are heap indices.
  */
 #include "sched.h"
 
@@ -53,113 +53,222 @@ static u32 vg_inv_weight(u32 w)
 	return BIT(VG_VT_SHIFT) / w;
 }
 
-/* Per-tenant QP heaps and their segments. */
+/* The QP heap blocks: a free list, and a top below which all were used. */
 
-#define VG_SEG_MIN	4U
-
-/* A heap view of tenant @id's active QPs. */
-static struct vg_heap vg_qheap(struct vg_sched *s, u32 id)
+/* Take a free block; the caller made sure there is one. */
+static u32 vg_qblk_take(struct vg_sched *s)
 {
-	/* .cap is not used by the heap operations: leave text[] cold. */
-	struct vg_heap h = {
-		.ent = s->qpool + s->tenants[id].seg,
-		.pos = s->qpos,
-		.n = s->tenants[id].nactive,
-	};
+	u32 b = s->qblk_free;
 
-	return h;
+	if (b != NONE)
+		s->qblk_free = s->qpool[b].dir[0];
+	else
+		b = s->qpool_top++;
+	s->nqblk_free--;
+	s->qblocks++;
+	return b;
 }
 
-static void vg_seg_unlink(struct vg_sched *s, u32 id)
+static void vg_qblk_give(struct vg_sched *s, u32 b)
 {
-	struct vg_sched_tenant_ext *x = &s->text[id];
-
-	if (x->seg_prev != NONE)
-		s->text[x->seg_prev].seg_next = x->seg_next;
-	else
-		s->seg_head = x->seg_next;
-	if (x->seg_next != NONE)
-		s->text[x->seg_next].seg_prev = x->seg_prev;
-	else
-		s->seg_tail = x->seg_prev;
-	x->seg_prev = NONE;
-	x->seg_next = NONE;
-}
-
-static void vg_seg_append(struct vg_sched *s, u32 id)
-{
-	struct vg_sched_tenant_ext *x = &s->text[id];
-
-	x->seg_prev = s->seg_tail;
-	x->seg_next = NONE;
-	if (s->seg_tail != NONE)
-		s->text[s->seg_tail].seg_next = id;
-	else
-		s->seg_head = id;
-	s->seg_tail = id;
-}
-
-/* Tenant @id's segment moved: the tenant heaps carry it in .aux. */
-static void vg_seg_moved(struct vg_sched *s, u32 id)
-{
-	u32 seg = s->tenants[id].seg;
-
-	if (vg_heap_contains(&s->wfq, id))
-		s->wfq.ent[s->wfq.pos[id] - 1].aux = seg;
-	if (vg_heap_contains(&s->grt, id))
-		s->grt.ent[s->grt.pos[id] - 1].aux = seg;
+	s->qpool[b].dir[0] = s->qblk_free;
+	s->qblk_free = b;
+	s->nqblk_free++;
+	s->qblocks++;
 }
 
 /*
- * Slide all segments down in address order, trimming each to
- * max(QPs, VG_SEG_MIN). Positions are relative: no QP changes.
+ * Blocks a tenant of @r QPs takes to hold one more: heap index r, which
+ * may start a data block, which in turn may need the tenant's first
+ * directory or a second-level one.
  */
-static void vg_seg_compact(struct vg_sched *s)
+static u32 vg_qheap_grow_need(u32 r)
 {
-	u32 id, top = 0;
+	u32 b = (r - VG_QHEAD) / VG_QBLK;
 
-	for (id = s->seg_head; id != NONE; id = s->text[id].seg_next) {
-		struct vg_sched_tenant *t = &s->tenants[id];
-
-		if (t->nactive && t->seg != top)
-			memmove(s->qpool + top, s->qpool + t->seg,
-				t->nactive * sizeof(*s->qpool));
-		t->seg = top;
-		vg_seg_moved(s, id);
-		s->text[id].segcap = max(s->text[id].nqps, VG_SEG_MIN);
-		top += s->text[id].segcap;
-	}
-	s->qpool_top = top;
-	s->compactions++;
+	if (r < VG_QHEAD || (r - VG_QHEAD) % VG_QBLK)
+		return 0;
+	if (b == 1 || (b > VG_QDIR && !(b % VG_QDIR)))
+		return 2;
+	return b == VG_QDIR ? 3 : 1;
 }
 
 /*
- * Make room for one more QP in tenant @id's segment. Room always exists:
- * after compaction at most (max_qps - 1) + VG_SEG_MIN * max_tenants
- * entries are live and the new segment needs at most max_qps.
+ * Tenant @id gets one more QP: make room for heap index nqps. O(1), and
+ * nothing moves: a deeper directory takes the old one as its first entry.
  */
-static void vg_seg_grow(struct vg_sched *s, u32 id)
+static void vg_qheap_grow(struct vg_sched *s, u32 id)
 {
 	struct vg_sched_tenant *t = &s->tenants[id];
-	struct vg_sched_tenant_ext *x = &s->text[id];
-	u32 cap;
+	u32 r = s->text[id].nqps, b = (r - VG_QHEAD) / VG_QBLK, l1;
 
-	if (x->nqps < x->segcap)
+	if (!vg_qheap_grow_need(r))
 		return;
-	cap = max(2 * x->segcap, VG_SEG_MIN);
-	cap = min(cap, s->max_qps);
-	if (s->qpool_cap - s->qpool_top < cap)
-		vg_seg_compact(s);
-	if (t->nactive)
-		memcpy(s->qpool + s->qpool_top, s->qpool + t->seg,
-		       t->nactive * sizeof(*s->qpool));
-	if (x->segcap)
-		vg_seg_unlink(s, id);
-	vg_seg_append(s, id);
-	t->seg = s->qpool_top;
-	vg_seg_moved(s, id);
-	x->segcap = cap;
-	s->qpool_top += cap;
+	if (!b) {
+		t->qblk0 = vg_qblk_take(s);
+		return;
+	}
+	if (b == 1 || b == VG_QDIR) {
+		l1 = vg_qblk_take(s);
+		s->qpool[l1].dir[0] = b == 1 ? t->qblk0 : t->qdir;
+		t->qdir = l1;
+		t->qdepth++;
+	}
+	if (t->qdepth == 1) {
+		s->qpool[t->qdir].dir[b] = vg_qblk_take(s);
+		return;
+	}
+	if (!(b % VG_QDIR))
+		s->qpool[t->qdir].dir[b / VG_QDIR] = vg_qblk_take(s);
+	l1 = s->qpool[t->qdir].dir[b / VG_QDIR];
+	s->qpool[l1].dir[b % VG_QDIR] = vg_qblk_take(s);
+}
+
+/*
+ * Tenant @id lost a QP: heap index nqps, which no active QP uses, goes;
+ * the exact reverse of vg_qheap_grow().
+ */
+static void vg_qheap_shrink(struct vg_sched *s, u32 id)
+{
+	struct vg_sched_tenant *t = &s->tenants[id];
+	u32 r = s->text[id].nqps, b = (r - VG_QHEAD) / VG_QBLK, l1;
+
+	if (!vg_qheap_grow_need(r))
+		return;
+	if (!b) {
+		vg_qblk_give(s, t->qblk0);
+		t->qblk0 = 0;
+		return;
+	}
+	if (t->qdepth == 1) {
+		vg_qblk_give(s, s->qpool[t->qdir].dir[b]);
+	} else {
+		l1 = s->qpool[t->qdir].dir[b / VG_QDIR];
+		vg_qblk_give(s, s->qpool[l1].dir[b % VG_QDIR]);
+		if (!(b % VG_QDIR))
+			vg_qblk_give(s, l1);
+	}
+	if (b == 1 || b == VG_QDIR) {
+		l1 = t->qdir;
+		t->qdir = b == 1 ? 0 : s->qpool[l1].dir[0];
+		t->qdepth--;
+		vg_qblk_give(s, l1);
+	}
+}
+
+/*
+ * QP heap operations: those of heap.h over struct vg_qheap. Each returns
+ * the entries it wrote, at most one per level.
+ */
+
+/* Put @e at index @i or, if its key is smaller, above it. */
+static inline u32 vg_qheap_up(const struct vg_qheap *hp, u32 i,
+			      struct vg_heap_ent e)
+{
+	/* A copy the compiler may keep in registers across the stores. */
+	const struct vg_qheap hc = *hp, *h = &hc;
+	struct vg_heap_ent *slot = vg_qheap_at(h, i), *up;
+	u32 moved = 1;
+
+	while (i) {
+		u32 parent = (i - 1) / VG_HEAP_D;
+
+		up = vg_qheap_at(h, parent);
+		if (!vg_before(e.key, up->key))
+			break;
+		*slot = *up;
+		h->pos[up->id] = i + 1;
+		slot = up;
+		i = parent;
+		moved++;
+	}
+	*slot = e;
+	h->pos[e.id] = i + 1;
+	return moved;
+}
+
+/*
+ * Put @e at index @i or, if its key is larger, below it. The children of
+ * index i are the group at 4i + 1; their children, the block of i, which
+ * is all the next level needs.
+ */
+static inline u32 vg_qheap_down(const struct vg_qheap *hp, u32 i,
+				struct vg_heap_ent e)
+{
+	const struct vg_qheap hc = *hp, *h = &hc;
+	struct vg_heap_ent *slot = vg_qheap_at(h, i), *g = NULL, *gg;
+	u32 n = h->n, moved = 1;
+
+	if (VG_HEAP_D * i + 1 < n)
+		g = vg_qheap_at(h, VG_HEAP_D * i + 1);
+	for (;;) {
+		u32 f = VG_HEAP_D * i + 1, c, k;
+
+		if (f >= n)
+			break;
+		gg = NULL;
+		if (likely(f + VG_HEAP_D <= n)) {
+			/* Start loading the grandchildren meanwhile. */
+			if (VG_HEAP_D * f + 1 < n) {
+				gg = vg_qheap_block(h, i);
+				prefetch(gg);
+				prefetch(gg + 4);
+				prefetch(gg + 8);
+				prefetch(gg + 12);
+			}
+			c = vg_heap_min2(g, vg_heap_min2(g, 0, 1),
+					 vg_heap_min2(g, 2, 3));
+		} else {
+			for (c = 0, k = 1; f + k < n; k++)
+				c = vg_heap_min2(g, c, k);
+		}
+		if (!vg_before(g[c].key, e.key))
+			break;
+		*slot = g[c];
+		h->pos[g[c].id] = i + 1;
+		slot = &g[c];
+		i = f + c;
+		moved++;
+		/* Only read if the new index has children, then gg is set. */
+		g = gg ? gg + VG_HEAP_D * c : NULL;
+	}
+	*slot = e;
+	h->pos[e.id] = i + 1;
+	return moved;
+}
+
+static void vg_qheap_push(struct vg_sched *s, struct vg_qheap *h, u32 qp,
+			  u64 key, u32 aux)
+{
+	struct vg_heap_ent e = { .key = key, .id = qp, .aux = aux };
+
+	s->qmoved += vg_qheap_up(h, h->n++, e);
+}
+
+/* Remove the entry at index @i. */
+static void vg_qheap_remove_at(struct vg_sched *s, struct vg_qheap *h, u32 i)
+{
+	struct vg_heap_ent last;
+
+	h->pos[vg_qheap_at(h, i)->id] = 0;
+	if (i == --h->n)
+		return;
+	/* Fill the hole with the last entry and restore order around it. */
+	last = *vg_qheap_at(h, h->n);
+	if (i && vg_before(last.key, vg_qheap_at(h, (i - 1) / VG_HEAP_D)->key))
+		s->qmoved += vg_qheap_up(h, i, last);
+	else
+		s->qmoved += vg_qheap_down(h, i, last);
+}
+
+static void vg_qheap_update_at(struct vg_sched *s, struct vg_qheap *h,
+			       u32 i, u64 key)
+{
+	struct vg_heap_ent e = *vg_qheap_at(h, i);
+	bool up = vg_before(key, e.key);
+
+	e.key = key;
+	s->qmoved += up ? vg_qheap_up(h, i, e) : vg_qheap_down(h, i, e);
 }
 
 /* Setup. */
@@ -170,11 +279,34 @@ static bool vg_sched_cfg_ok(const struct vg_sched_cfg *cfg)
 	       cfg->max_tenants <= VG_MAX_TENANTS && cfg->max_qps <= VG_MAX_QPS;
 }
 
-/* Pool entries: see vg_seg_grow() for why this suffices. */
-static u32 vg_qpool_cap(u32 max_tenants, u32 max_qps)
+/*
+ * QP heap blocks for any spread of at most @q QPs over at most @t
+ * tenants. With H = VG_QHEAD (indices kept in s->qroot and s->qtop) and
+ * B = VG_QBLK, a tenant of r > H QPs holds d = ceil((r - H) / B) data
+ * blocks, one directory if d > 1 (r >= H + B + 1), and ceil(d / VG_QDIR)
+ * second-level ones if d > VG_QDIR (r >= H + VG_QDIR * B + 1). Summed
+ * over the tenants:
+ *
+ *	data <= sum (r - H + B - 1) / B over tenants of r > H
+ *	     <= (q + min(t, q / (H + 1)) * (B - 1 - H)) / B
+ *	directories <= min(t, q / (H + B + 1))
+ *	second level <= sum (d / VG_QDIR + 1) over tenants of d > VG_QDIR
+ *		     <= data / VG_QDIR + q / (H + VG_QDIR * B + 1)
+ *
+ * so vg_sched_qp_add() always finds its blocks.
+ */
+static u32 vg_qpool_blocks(u32 t, u32 q)
 {
-	return 2 * max_qps + VG_SEG_MIN * max_tenants;
+	u32 data = (q + min(t, q / (VG_QHEAD + 1)) * (VG_QBLK - 1 - VG_QHEAD)) /
+		   VG_QBLK;
+
+	return data + min(t, q / (VG_QHEAD + VG_QBLK + 1)) +
+	       DIV_ROUND_UP(data, VG_QDIR) +
+	       q / (VG_QHEAD + VG_QDIR * VG_QBLK + 1);
 }
+
+/* The pool comes first, aligned so that a node's children share a line. */
+#define VG_QPOOL_ALIGN	64
 
 size_t vg_sched_mem_size(const struct vg_sched_cfg *cfg)
 {
@@ -185,9 +317,11 @@ size_t vg_sched_mem_size(const struct vg_sched_cfg *cfg)
 	t = cfg->max_tenants;
 	q = cfg->max_qps;
 	/* Limits are small: no overflow. 8-byte-aligned parts first. */
-	return t * (sizeof(struct vg_sched_tenant) + sizeof(struct vg_sched_tenant_ext)) +
+	return VG_QPOOL_ALIGN - 1 +
+	       vg_qpool_blocks(t, q) * sizeof(union vg_qblk) +
+	       t * (sizeof(struct vg_sched_tenant) + sizeof(struct vg_sched_tenant_ext)) +
 	       q * sizeof(struct vg_sched_qp) +
-	       (3 * t + vg_qpool_cap(t, q)) * sizeof(struct vg_heap_ent) +
+	       (3 + VG_QHEAD) * t * sizeof(struct vg_heap_ent) +
 	       (3 * t + q + t + q) * sizeof(u32);
 }
 
@@ -206,8 +340,20 @@ int vg_sched_init(struct vg_sched *s, const struct vg_sched_cfg *cfg,
 	if (!mem || len < vg_sched_mem_size(cfg))
 		return -EINVAL;
 
+	BUILD_BUG_ON(sizeof(union vg_qblk) != VG_QBLK * sizeof(struct vg_heap_ent));
+	BUILD_BUG_ON(VG_QDIR * sizeof(u32) != sizeof(union vg_qblk));
+	/* Two directory levels cover every heap index. */
+	BUILD_BUG_ON(VG_MAX_QPS - VG_QHEAD > VG_QBLK * VG_QDIR * VG_QDIR);
+
 	memset(s, 0, sizeof(*s));
 	memset(mem, 0, vg_sched_mem_size(cfg));
+	p += -(uintptr_t)p & (VG_QPOOL_ALIGN - 1);
+	s->qpool = (union vg_qblk *)p;
+	s->qpool_cap = vg_qpool_blocks(t, q);
+	p += s->qpool_cap * sizeof(union vg_qblk);
+	/* A node's children, one cache line: right after the pool. */
+	s->qtop = (struct vg_heap_ent *)p;
+	p += VG_HEAP_D * t * sizeof(struct vg_heap_ent);
 	s->tenants = (struct vg_sched_tenant *)p;
 	p += t * sizeof(struct vg_sched_tenant);
 	s->text = (struct vg_sched_tenant_ext *)p;
@@ -216,9 +362,8 @@ int vg_sched_init(struct vg_sched *s, const struct vg_sched_cfg *cfg,
 	p += q * sizeof(struct vg_sched_qp);
 	ent = (struct vg_heap_ent *)p;
 	p += 3 * t * sizeof(struct vg_heap_ent);
-	s->qpool = (struct vg_heap_ent *)p;
-	s->qpool_cap = vg_qpool_cap(t, q);
-	p += s->qpool_cap * sizeof(struct vg_heap_ent);
+	s->qroot = (struct vg_heap_ent *)p;
+	p += t * sizeof(struct vg_heap_ent);
 	pos = (u32 *)p;
 	p += 3 * t * sizeof(u32);
 	s->qpos = (u32 *)p;
@@ -230,8 +375,8 @@ int vg_sched_init(struct vg_sched *s, const struct vg_sched_cfg *cfg,
 	vg_heap_init(&s->wfq, ent, pos, t);
 	vg_heap_init(&s->grt, ent + t, pos + t, t);
 	vg_heap_init(&s->cap, ent + 2 * t, pos + 2 * t, t);
-	s->seg_head = NONE;
-	s->seg_tail = NONE;
+	s->qblk_free = NONE;
+	s->nqblk_free = s->qpool_cap;
 	s->pick_qp = NONE;
 	/* Free stacks hand out low slots first. */
 	for (i = 0; i < t; i++)
@@ -304,12 +449,11 @@ static void vg_tenant_enqueue(struct vg_sched *s, u32 id, u64 now)
 		t->state = VG_T_CAPPED;
 		return;
 	}
-	/* .aux: the segment, so that a pick needs no tenant lookup. */
-	vg_heap_push(&s->wfq, id, t->tag, t->seg);
+	vg_heap_push(&s->wfq, id, t->tag, 0);
 	if (t->has_min) {
 		/* No credit for time spent idle or capped. */
 		vg_edt_floor(&x->min_next, now, 0);
-		vg_heap_push(&s->grt, id, x->min_next.ns, t->seg);
+		vg_heap_push(&s->grt, id, x->min_next.ns, 0);
 	}
 	t->state = VG_T_ACTIVE;
 }
@@ -343,8 +487,6 @@ int vg_sched_tenant_add(struct vg_sched *s, const struct vg_tenant_cfg *cfg,
 	memset(&s->text[*id], 0, sizeof(s->text[*id]));
 	t->tag = s->vt.v;
 	t->tag_hi = s->vt.hi;
-	s->text[*id].seg_prev = NONE;
-	s->text[*id].seg_next = NONE;
 	t->state = VG_T_IDLE;
 	vg_tenant_apply(s, *id, cfg);
 	s->ntenants++;
@@ -379,8 +521,6 @@ int vg_sched_tenant_del(struct vg_sched *s, u32 id)
 		return -ENOENT;
 	if (s->text[id].nqps)
 		return -EBUSY;
-	if (s->text[id].segcap)
-		vg_seg_unlink(s, id);
 	s->guaranteed -= s->text[id].min_rate.per_sec;
 	t->state = VG_T_FREE;
 	s->tfree[s->ntfree++] = id;
@@ -424,10 +564,12 @@ bool vg_sched_qp_active(const struct vg_sched *s, u32 qp)
 u64 vg_sched_qp_tag(const struct vg_sched *s, u32 qp)
 {
 	const struct vg_sched_qp *q = &s->qps[qp];
+	struct vg_qheap h;
 
 	if (q->state != VG_Q_ACTIVE)
 		return q->tag;
-	return s->qpool[s->tenants[q->tenant].seg + s->qpos[qp] - 1].key;
+	h = vg_sched_qheap(s, q->tenant);
+	return vg_qheap_at(&h, s->qpos[qp] - 1)->key;
 }
 
 int vg_sched_qp_add(struct vg_sched *s, u32 tenant, u32 weight, u32 *qp)
@@ -441,9 +583,11 @@ int vg_sched_qp_add(struct vg_sched *s, u32 tenant, u32 weight, u32 *qp)
 	ret = vg_weight_check(weight);
 	if (ret)
 		return ret;
-	if (!s->nqfree)
+	/* The pool has room for max_qps QPs: the second test cannot fail. */
+	if (!s->nqfree ||
+	    s->nqblk_free < vg_qheap_grow_need(s->text[tenant].nqps))
 		return -ENOSPC;
-	vg_seg_grow(s, tenant);
+	vg_qheap_grow(s, tenant);
 	*qp = s->qfree[--s->nqfree];
 	q = &s->qps[*qp];
 	memset(q, 0, sizeof(*q));
@@ -470,9 +614,11 @@ int vg_sched_qp_set_weight(struct vg_sched *s, u32 qp, u32 weight)
 		return ret;
 	q->weight = weight;
 	q->inv_w = vg_inv_weight(weight);
-	if (q->state == VG_Q_ACTIVE)
-		s->qpool[s->tenants[q->tenant].seg + s->qpos[qp] - 1].aux =
-			q->inv_w;
+	if (q->state == VG_Q_ACTIVE) {
+		struct vg_qheap h = vg_sched_qheap(s, q->tenant);
+
+		vg_qheap_at(&h, s->qpos[qp] - 1)->aux = q->inv_w;
+	}
 	return 0;
 }
 
@@ -484,6 +630,7 @@ int vg_sched_qp_del(struct vg_sched *s, u32 qp)
 		return -ENOENT;
 	vg_sched_deactivate(s, qp);
 	s->text[q->tenant].nqps--;
+	vg_qheap_shrink(s, q->tenant);
 	q->state = VG_Q_FREE;
 	s->qfree[s->nqfree++] = qp;
 	s->nqps--;
@@ -496,7 +643,7 @@ int vg_sched_activate(struct vg_sched *s, u32 qp, u64 now)
 {
 	struct vg_sched_qp *q = vg_qp_get(s, qp);
 	struct vg_sched_tenant *t;
-	struct vg_heap h;
+	struct vg_qheap h;
 
 	if (!q)
 		return -ENOENT;
@@ -505,11 +652,12 @@ int vg_sched_activate(struct vg_sched *s, u32 qp, u64 now)
 	/* The new QP may become its tenant's root. */
 	s->pick_qp = NONE;
 	t = &s->tenants[q->tenant];
-	h = vg_qheap(s, q->tenant);
-	vg_heap_push(&h, qp, vg_vclock_start(&t->vt, q->tag, q->tag_hi),
-		     q->inv_w);
+	h = vg_sched_qheap(s, q->tenant);
+	vg_qheap_push(s, &h, qp, vg_vclock_start(&t->vt, q->tag, q->tag_hi),
+		      q->inv_w);
 	q->state = VG_Q_ACTIVE;
-	if (!t->nactive++)
+	t->nactive = h.n;
+	if (h.n == 1)
 		vg_tenant_enqueue(s, q->tenant, now);
 	return 0;
 }
@@ -517,14 +665,14 @@ int vg_sched_activate(struct vg_sched *s, u32 qp, u64 now)
 /* Take active QP @qp at index @i of its tenant's heap out of the heap. */
 static void vg_qp_unqueue(struct vg_sched *s, u32 tid, u32 qp, u32 i)
 {
-	struct vg_heap h = vg_qheap(s, tid);
+	struct vg_qheap h = vg_sched_qheap(s, tid);
 	struct vg_sched_tenant *t = &s->tenants[tid];
 	struct vg_sched_qp *q = &s->qps[qp];
 
-	q->tag = h.ent[i].key;
+	q->tag = vg_qheap_at(&h, i)->key;
 	q->tag_hi = vg_vclock_hi_of(&t->vt, q->tag);
 	q->state = VG_Q_IDLE;
-	vg_heap_remove(&h, qp);
+	vg_qheap_remove_at(s, &h, i);
 	t->nactive = h.n;
 	s->pick_qp = NONE;
 }
@@ -569,7 +717,7 @@ int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next)
 	} else {
 		return -ENODATA;
 	}
-	*qp = s->qpool[e->aux].id;
+	*qp = s->qroot[e->id].id;
 	s->pick_qp = *qp;
 	s->pick_tenant = e->id;
 	/* Read if the charge finds the QP drained; the caller works first. */
@@ -639,7 +787,8 @@ static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
 int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 		    bool backlogged)
 {
-	struct vg_heap h;
+	struct vg_heap_ent *e;
+	struct vg_qheap h;
 	u32 tid, i;
 	u64 key;
 
@@ -662,24 +811,28 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 	cost = clamp_t(u64, cost, 1, VG_CHARGE_MAX);
 
 	/* QP level: virtual time is the smallest active tag, the root's. */
-	h = vg_qheap(s, tid);
-	vg_vclock_advance(&s->tenants[tid].vt, h.ent[0].key);
-	key = h.ent[i].key + cost * h.ent[i].aux;
+	h = vg_sched_qheap(s, tid);
+	e = vg_qheap_at(&h, i);
+	vg_vclock_advance(&s->tenants[tid].vt, h.root->key);
+	key = e->key + cost * e->aux;
 	if (backlogged) {
-		vg_heap_update_at(&h, i, key);
+		vg_qheap_update_at(s, &h, i, key);
 		/* Still the root? Then the next charge is fast too. */
-		if (h.ent[0].id != qp)
+		if (h.root->id != qp)
 			s->pick_qp = NONE;
 	} else {
-		h.ent[i].key = key;
+		e->key = key;
 		vg_qp_unqueue(s, tid, qp, i);
 	}
 
 	vg_tenant_charge(s, tid, cost, now);
 	/* Warm up what the next pick and charge will read. */
 	if (likely(s->wfq.n)) {
-		prefetchw(&s->tenants[s->wfq.ent[0].id]);
-		prefetchw(&s->qpool[s->wfq.ent[0].aux]);
+		u32 next = s->wfq.ent[0].id;
+
+		prefetchw(&s->tenants[next]);
+		prefetchw(&s->qroot[next]);
+		prefetchw(&s->qtop[next * VG_HEAP_D]);
 	}
 	return 0;
 }

@@ -49,27 +49,60 @@
  *
  * Data structures: the tenant level is three indexed 4-ary heaps (heap.h)
  * over tenant slots (eligible by tag, guaranteed by clock, capped by
- * clock). Each tenant's active QPs form a 4-ary heap in a contiguous
- * segment of a shared pool, sized for all of the tenant's QPs, so the
- * per-WR work stays in a few cache lines. Segments grow by doubling when
- * a QP is added; when the pool runs out the segments are compacted in
- * place (O(pool), amortized O(1) per QP added; the pool holds
- * 2 * max_qps + 4 * max_tenants entries, which provably suffices).
+ * clock). Each tenant's active QPs form a 4-ary heap. Its root and the
+ * root's four children are the tenant's own (s->qroot, s->qtop); the
+ * other entries live in blocks of VG_QBLK = 16 entries taken from a
+ * shared pool: block b holds the 16 grandchildren of heap index b, so
+ * index i >= 5 is entry (i - 5) % 16 of the tenant's data block
+ * (i - 5) / 16, found directly for block 0 and through one or two
+ * directory blocks (VG_QDIR block numbers each, from the same pool) for
+ * the others. A tenant holds blocks for all of its QPs, active or not, so
+ * activation never allocates; adding a QP takes at most three blocks (a
+ * data block and the directories it needs) off the pool's free list,
+ * deleting one returns as many. Nothing is ever copied: there is no
+ * per-tenant segment to grow or compact. The four children of a node are
+ * one aligned cache line, and while they are compared on the way down,
+ * the block of the node's grandchildren is looked up and prefetched.
  *
- * Costs: activate, charge, deactivate O(log tenants + log QPs of the
- * tenant); pick O(1) plus O(log tenants) per capped tenant it releases;
- * a send while no QP is active (vg_sched_send_idle()) O(1);
- * control operations O(1) (amortized for vg_sched_qp_add()) except
- * vg_sched_class_weights(), O(tenants). Nothing allocates. Charging the
- * QP just picked skips the QP lookup, and the tenant heaps carry each
- * tenant's segment, so a pick reads two cache lines (docs/performance.md
- * has the measured cost per WR).
+ * Worst-case cost of each call, for T = max_tenants and a tenant of n QPs
+ * (a QP heap has at most 1 + log4(n) levels, 9 for 65536 QPs; a tenant
+ * heap at most 1 + log4(T), 7 for 4096 tenants):
+ *
+ *	vg_sched_tenant_add(), _del()		O(1)
+ *	vg_sched_tenant_set()			O(log T): requeues the tenant
+ *	vg_sched_qp_add()			O(1): at most 3 blocks taken
+ *	vg_sched_qp_set_weight()		O(1)
+ *	vg_sched_qp_del()			O(log n + log T): a deactivation,
+ *						and at most 3 blocks returned
+ *	vg_sched_activate(), _deactivate()	O(log n + log T)
+ *	vg_sched_charge()			O(log n + log T)
+ *	vg_sched_send_idle()			O(1)
+ *	vg_sched_pick()				O(1), plus O(log T) for each capped
+ *						tenant whose cap clock has come:
+ *						they are all released in that pick
+ *	vg_sched_class_weights()		O(T)
+ *	vg_sched_init()				O(memory): clears it
+ *
+ * A heap operation moves at most one entry per level and finds each
+ * level's entries through at most two directory blocks. So at the limits
+ * (65536 QPs, 4096 tenants) a call makes at most one QP heap operation
+ * (at most 9 entries moved) and a few tenant heap operations (at most 7
+ * each; a pick one more per capped tenant it releases), plus at most
+ * three blocks taken or returned (vg_sched_class_weights() and
+ * vg_sched_init() aside); that, not the size of the pool or of a tenant,
+ * bounds the time the caller holds its lock (docs/performance.md has the
+ * measured average per WR). Charging the QP just picked skips the QP
+ * lookup, and a pick reads two cache lines: the tenant heap's root and
+ * that tenant's QP heap root.
  *
  * Memory: the caller allocates vg_sched_mem_size(cfg) bytes (kvzalloc in
- * the kernel: about 270 bytes per tenant slot and 72 per QP slot, 5.6 MiB
- * for 4096 tenants and 65536 QPs) and passes them to vg_sched_init(); the
- * scheduler keeps them until the caller frees them. No other allocation
- * happens.
+ * the kernel) and passes them to vg_sched_init(); the scheduler keeps them
+ * until the caller frees them. No other allocation happens. That is 280
+ * bytes per tenant slot and 40 per QP slot, plus the block pool, which
+ * vg_qpool_blocks() in sched.c sizes for the worst spread of QPs over
+ * tenants: about 16 bytes per QP slot and up to 420 per tenant slot. In
+ * all 6.0 MiB for 4096 tenants and 65536 QPs (2.4 MiB of it the pool),
+ * 2.6 MiB for 4096 tenants and 16384 QPs.
  *
  * Context and locking: the scheduler takes no locks and never sleeps;
  * every function may be called in any context, including softirq and
@@ -135,30 +168,45 @@ struct vg_vclock {
 	u32 hi;
 };
 
-/* A tenant's state used on every pick and charge: 56 bytes. */
+/*
+ * QP heap blocks: VG_QBLK heap entries (256 bytes, four cache lines), or
+ * VG_QDIR block numbers of a directory, or a link of the free list. The
+ * first VG_QHEAD heap indices, the root and its children, are the
+ * tenant's own (s->qroot, s->qtop).
+ */
+#define VG_QBLK		(VG_HEAP_D * VG_HEAP_D)
+#define VG_QDIR		64U
+#define VG_QHEAD	(1 + VG_HEAP_D)
+
+union vg_qblk {
+	struct vg_heap_ent ent[VG_QBLK];
+	u32 dir[VG_QDIR];
+};
+
+/* A tenant's state used on every pick and charge: one cache line. */
 struct vg_sched_tenant {
 	u64 tag;		/* SFQ start tag in device virtual time */
 	struct vg_vclock vt;	/* virtual time of this tenant's QPs */
 	u64 served;		/* token bytes charged */
 	u32 inv_w;		/* 2^30 / weight */
-	u32 seg;		/* its QP heap: qpool[seg, seg + segcap) */
 	u32 nactive;		/* active QPs, the heap's size */
+	u32 qblk0;		/* QP heap indices 1..VG_QBLK: its first block */
+	u32 qdir;		/* with qdepth > 0: its directory block */
 	u32 tag_hi;		/* while not queued: wraps of @tag */
 	u8 state;		/* enum vg_tenant_state */
 	u8 tclass;		/* enum vg_class */
+	u8 qdepth;		/* directory levels: 0, 1 or 2 */
 	bool has_min, has_max;
 };
 
-/* The rest of a tenant: configuration, rate clocks, segment bookkeeping. */
+/* The rest of a tenant: configuration and rate clocks. */
 struct vg_sched_tenant_ext {
 	struct vg_edt min_next;	/* guarantee clock (biased ns) */
 	struct vg_edt max_next;	/* cap clock (biased ns) */
 	struct vg_rate min_rate;
 	struct vg_rate max_rate;
 	u32 weight;
-	u32 nqps;		/* QPs */
-	u32 segcap;
-	u32 seg_prev, seg_next;	/* segments in address order */
+	u32 nqps;		/* QPs; it holds blocks for this many */
 };
 
 /*
@@ -181,18 +229,24 @@ struct vg_sched {
 	struct vg_heap wfq;	/* eligible active tenants by tag */
 	struct vg_heap grt;	/* eligible tenants with a guarantee, by clock */
 	struct vg_heap cap;	/* capped tenants by cap clock */
-	struct vg_heap_ent *qpool;	/* per-tenant QP heap segments */
-	u32 *qpos;		/* QP -> position + 1 in its tenant's heap */
+	union vg_qblk *qpool;	/* QP heap blocks */
+	struct vg_heap_ent *qroot;	/* tenant -> root of its QP heap */
+	struct vg_heap_ent *qtop;	/* tenant -> the root's children */
+	u32 *qpos;		/* QP -> index + 1 in its tenant's heap */
 	u32 *tfree, *qfree;	/* free slot stacks */
 	u32 ntfree, nqfree;
-	u32 qpool_cap, qpool_top;
-	u32 seg_head, seg_tail;	/* tenants with a segment, by address */
+	u32 qpool_cap;		/* blocks in qpool */
+	u32 qpool_top;		/* blocks below it were taken at least once */
+	u32 qblk_free;		/* free list of blocks taken before */
+	u32 nqblk_free;		/* free blocks, on the list or above the top */
 	u32 pick_qp, pick_tenant;	/* last pick, while still at its root */
 	struct vg_vclock vt;	/* device virtual time */
 	u64 capacity;
 	u64 guaranteed;		/* sum of min rates */
 	u64 slack_ns;
-	u64 compactions;	/* times qpool was compacted */
+	/* Work counters, for tests: their growth per call is bounded. */
+	u64 qmoved;		/* QP heap entries written */
+	u64 qblocks;		/* blocks taken from or returned to qpool */
 	u32 max_tenants, max_qps;
 	u32 ntenants, nqps;
 };
@@ -270,9 +324,8 @@ int vg_sched_tenant_del(struct vg_sched *s, u32 id);
  *	tenant asked for another)
  * @qp: its handle, < cfg->max_qps
  *
- * Amortized O(1); now and then it compacts the QP heap pool, a memmove
- * of up to 16 * (2 * max_qps + 4 * max_tenants) bytes (2.3 MiB, some
- * 100 us, at the limits) under the caller's lock.
+ * O(1): takes at most three blocks for the tenant's QP heap, copies
+ * nothing.
  * Return: 0; -ENOENT no such tenant; -EINVAL weight 0; -ERANGE weight
  * above VG_WEIGHT_MAX; -ENOSPC max_qps QPs exist.
  */
@@ -384,5 +437,68 @@ bool vg_sched_qp_active(const struct vg_sched *s, u32 qp);
  * @qp: an existing QP
  */
 u64 vg_sched_qp_tag(const struct vg_sched *s, u32 qp);
+
+/*
+ * A tenant's QP heap as the heap operations see it, built on the fly
+ * (sched.c and tests).
+ */
+struct vg_qheap {
+	struct vg_heap_ent *root;	/* index 0 */
+	struct vg_heap_ent *top;	/* indices 1..4, the root's children */
+	union vg_qblk *pool;
+	u32 *pos;		/* QP -> index + 1 */
+	u32 n;			/* entries: the tenant's active QPs */
+	u32 blk0, dir, depth;	/* the tenant's qblk0, qdir, qdepth */
+};
+
+static inline struct vg_qheap vg_sched_qheap(const struct vg_sched *s,
+					     u32 tenant)
+{
+	const struct vg_sched_tenant *t = &s->tenants[tenant];
+	struct vg_qheap h = {
+		.root = &s->qroot[tenant],
+		.top = &s->qtop[tenant * VG_HEAP_D],
+		.pool = s->qpool,
+		.pos = s->qpos,
+		.n = t->nactive,
+		.blk0 = t->qblk0,
+		.dir = t->qdir,
+		.depth = t->qdepth,
+	};
+
+	return h;
+}
+
+/*
+ * Where the directory of @h keeps the number of data block @b >= 1 (so
+ * @h has more than one, and a directory).
+ */
+static inline const u32 *vg_qheap_dirslot(const struct vg_qheap *h, u32 b)
+{
+	const union vg_qblk *pool = h->pool;
+
+	if (h->depth > 1)
+		return &pool[pool[h->dir].dir[b / VG_QDIR]].dir[b % VG_QDIR];
+	return &pool[h->dir].dir[b];
+}
+
+/*
+ * Data block @b of @h: heap indices VG_QHEAD + VG_QBLK * b and the 15
+ * after them, the grandchildren of index b.
+ */
+static inline struct vg_heap_ent *vg_qheap_block(const struct vg_qheap *h,
+						 u32 b)
+{
+	return h->pool[likely(!b) ? h->blk0 : *vg_qheap_dirslot(h, b)].ent;
+}
+
+/* Entry @i of @h, the root included. */
+static inline struct vg_heap_ent *vg_qheap_at(const struct vg_qheap *h, u32 i)
+{
+	if (i < VG_QHEAD)
+		return i ? &h->top[i - 1] : h->root;
+	i -= VG_QHEAD;
+	return &vg_qheap_block(h, i / VG_QBLK)[i % VG_QBLK];
+}
 
 #endif /* _VG_CORE_SCHED_H */

@@ -862,6 +862,71 @@ static void sched_rates(struct kunit *test)
 	KUNIT_EXPECT_GE(test, served(s, a) - sa, 450000000ULL);
 }
 
+/* Mark block @b as used once more; it must be one the pool handed out. */
+static void mark_qblk(struct kunit *test, const struct vg_sched *s, u8 *seen,
+		      u32 b)
+{
+	KUNIT_ASSERT_LT(test, b, s->qpool_top);
+	KUNIT_ASSERT_EQ(test, seen[b]++, 0);
+}
+
+/*
+ * The QP heap blocks: each tenant holds exactly the blocks its QP count
+ * needs (sched.h), no block is held twice or both held and free, and
+ * every block is held or free. Suites run one test at a time: one
+ * scratch map serves every check.
+ */
+static u8 qblk_seen[4096];
+
+static void check_qblocks(struct kunit *test, const struct vg_sched *s)
+{
+	u32 i, j, b, nfree = 0, held = 0;
+	u8 *seen = qblk_seen;
+
+	KUNIT_ASSERT_LE(test, s->qpool_cap, (u32)sizeof(qblk_seen));
+	memset(seen, 0, s->qpool_cap);
+	KUNIT_ASSERT_LE(test, s->qpool_top, s->qpool_cap);
+	for (b = s->qblk_free; b != VG_SCHED_NONE; b = s->qpool[b].dir[0]) {
+		mark_qblk(test, s, seen, b);
+		nfree++;
+	}
+	KUNIT_ASSERT_EQ(test, s->nqblk_free,
+			nfree + s->qpool_cap - s->qpool_top);
+	for (i = 0; i < s->max_tenants; i++) {
+		const struct vg_sched_tenant *t = &s->tenants[i];
+		u32 r = s->text[i].nqps;
+		u32 d = r > VG_QHEAD ? DIV_ROUND_UP(r - VG_QHEAD, VG_QBLK) : 0;
+		const u32 *dir = s->qpool[t->qdir].dir;
+
+		if (t->state == VG_T_FREE)
+			continue;
+		KUNIT_ASSERT_EQ(test, t->qdepth,
+				d <= 1 ? 0U : d <= VG_QDIR ? 1U : 2U);
+		if (d)
+			mark_qblk(test, s, seen, t->qblk0);
+		held += d;
+		if (t->qdepth) {
+			mark_qblk(test, s, seen, t->qdir);
+			held++;
+		}
+		if (t->qdepth == 1) {
+			KUNIT_ASSERT_EQ(test, dir[0], t->qblk0);
+			for (j = 1; j < d; j++)
+				mark_qblk(test, s, seen, dir[j]);
+		} else if (t->qdepth == 2) {
+			KUNIT_ASSERT_EQ(test, s->qpool[dir[0]].dir[0], t->qblk0);
+			for (j = 0; j < DIV_ROUND_UP(d, VG_QDIR); j++) {
+				mark_qblk(test, s, seen, dir[j]);
+				held++;
+			}
+			for (j = 1; j < d; j++)
+				mark_qblk(test, s, seen,
+					  s->qpool[dir[j / VG_QDIR]].dir[j % VG_QDIR]);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, held + s->nqblk_free, s->qpool_cap);
+}
+
 /* Structural invariants of the whole scheduler, checked by brute force. */
 static void check_invariants(struct kunit *test, struct vg_sched *s)
 {
@@ -881,6 +946,7 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 	}
 	for (i = 0; i < s->max_tenants; i++) {
 		const struct vg_sched_tenant *t = &s->tenants[i];
+		struct vg_qheap qh = vg_sched_qheap(s, i);
 		u32 seen = 0, qps = 0, act = 0, k;
 
 		if (t->state == VG_T_FREE) {
@@ -906,29 +972,22 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 		KUNIT_ASSERT_EQ(test, vg_heap_contains(&s->cap, i),
 				t->state == VG_T_CAPPED);
 		KUNIT_ASSERT_EQ(test, t->state == VG_T_IDLE, !act);
-		if (t->state == VG_T_ACTIVE) {
-			const struct vg_heap_ent *e = &s->wfq.ent[s->wfq.pos[i] - 1];
-
-			KUNIT_ASSERT_EQ(test, e->key, t->tag);
-			KUNIT_ASSERT_EQ(test, e->aux, t->seg);
-			if (t->has_min)
-				KUNIT_ASSERT_EQ(test, s->grt.ent[s->grt.pos[i] - 1].aux,
-						t->seg);
-		}
-		/* The QP heap in its segment: order, positions, membership. */
-		KUNIT_ASSERT_LE(test, s->text[i].nqps, s->text[i].segcap);
-		KUNIT_ASSERT_LE(test, t->seg + s->text[i].segcap,
-				s->qpool_top);
+		if (t->state == VG_T_ACTIVE)
+			KUNIT_ASSERT_EQ(test, s->wfq.ent[s->wfq.pos[i] - 1].key,
+					t->tag);
+		/* The QP heap: order, positions, membership. */
 		for (k = 0; k < t->nactive; k++) {
-			const struct vg_heap_ent *e = s->qpool + t->seg;
-			u32 x = e[k].id;
+			const struct vg_heap_ent *e = vg_qheap_at(&qh, k);
+			const struct vg_heap_ent *up =
+				vg_qheap_at(&qh, k ? (k - 1) / 4 : 0);
+			u32 x = e->id;
 
+			KUNIT_ASSERT_LT(test, x, s->max_qps);
 			KUNIT_ASSERT_EQ(test, s->qps[x].state, VG_Q_ACTIVE);
 			KUNIT_ASSERT_EQ(test, s->qps[x].tenant, i);
 			KUNIT_ASSERT_EQ(test, s->qpos[x], k + 1);
-			KUNIT_ASSERT_EQ(test, e[k].aux, s->qps[x].inv_w);
-			KUNIT_ASSERT_FALSE(test, vg_before(e[k].key,
-							   e[k ? (k - 1) / 4 : 0].key));
+			KUNIT_ASSERT_EQ(test, e->aux, s->qps[x].inv_w);
+			KUNIT_ASSERT_FALSE(test, vg_before(e->key, up->key));
 			seen++;
 		}
 		KUNIT_ASSERT_EQ(test, seen, act);
@@ -936,20 +995,13 @@ static void check_invariants(struct kunit *test, struct vg_sched *s)
 	}
 	KUNIT_ASSERT_EQ(test, s->ntenants, nt);
 	KUNIT_ASSERT_EQ(test, s->nqps, nq);
-	/* Segments are disjoint, listed in address order, within the pool. */
-	for (i = s->seg_head, h = 0; i != VG_SCHED_NONE;
-	     i = s->text[i].seg_next) {
-		KUNIT_ASSERT_GE(test, s->tenants[i].seg, h);
-		h = s->tenants[i].seg + s->text[i].segcap;
-	}
-	KUNIT_ASSERT_LE(test, h, s->qpool_top);
-	KUNIT_ASSERT_LE(test, s->qpool_top, s->qpool_cap);
+	check_qblocks(test, s);
 	/* A cached pick is still its tenant's root. */
 	if (s->pick_qp != VG_SCHED_NONE) {
 		const struct vg_sched_tenant *t = &s->tenants[s->pick_tenant];
 
 		KUNIT_ASSERT_TRUE(test, t->nactive > 0);
-		KUNIT_ASSERT_EQ(test, s->qpool[t->seg].id, s->pick_qp);
+		KUNIT_ASSERT_EQ(test, s->qroot[s->pick_tenant].id, s->pick_qp);
 	}
 }
 
@@ -964,18 +1016,62 @@ static void random_rates(struct vg_prng *r, struct vg_tenant_cfg *tc)
 		tc->min_rate = tc->max_rate;
 }
 
+/*
+ * The work of the calls since the last look: QP heap entries written and
+ * QP heap blocks taken or returned (struct vg_sched's counters). One call
+ * makes at most one QP heap operation, which writes at most one entry per
+ * level of a heap of max_qps entries, and takes or returns at most three
+ * blocks, whatever the pool's size or the QPs' spread over tenants.
+ */
+struct work_meter {
+	u64 moved, blocks;	/* the counters at the last look */
+	u32 levels;		/* of a QP heap of max_qps entries */
+	u64 max_moved, max_blocks;	/* most seen in one look */
+	u32 max_used;		/* most blocks held at a look */
+};
+
+static void meter_init(struct work_meter *m, const struct vg_sched *s)
+{
+	u64 level = 1, size = 1;
+
+	memset(m, 0, sizeof(*m));
+	m->moved = s->qmoved;
+	m->blocks = s->qblocks;
+	for (m->levels = 1; size < s->max_qps; m->levels++) {
+		level *= 4;
+		size += level;
+	}
+}
+
+static void meter_check(struct kunit *test, const struct vg_sched *s,
+			struct work_meter *m)
+{
+	u64 moved = s->qmoved - m->moved, blocks = s->qblocks - m->blocks;
+
+	KUNIT_ASSERT_LE(test, moved, (u64)m->levels);
+	KUNIT_ASSERT_LE(test, blocks, 3ULL);
+	m->max_moved = max(m->max_moved, moved);
+	m->max_blocks = max(m->max_blocks, blocks);
+	m->max_used = max(m->max_used, s->qpool_cap - s->nqblk_free);
+	m->moved = s->qmoved;
+	m->blocks = s->qblocks;
+}
+
 /* Random operations against the invariants (model-free fuzzing). */
 static void sched_random_ops(struct kunit *test)
 {
-	enum { NT = 12, NQ = 48 };
+	enum { NT = 12, NQ = 64 };
 	struct vg_sched_cfg cfg = { .max_tenants = NT, .max_qps = NQ,
 				    .rate_slack_ns = 5000 };
 	struct vg_sched *s = sched_new_cfg(test, &cfg);
+	struct work_meter m;
 	struct vg_prng r;
+	u32 depth = 0;
 	u64 now = 0;
 	int i;
 
 	vg_prng_seed(&r, 99);
+	meter_init(&m, s);
 	for (i = 0; i < 40000; i++) {
 		u32 op = vg_prng_range(&r, 0, 99), id, t, q;
 		struct vg_tenant_cfg tc = {
@@ -997,7 +1093,8 @@ static void sched_random_ops(struct kunit *test)
 		} else if (op < 10) {
 			vg_sched_tenant_set(s, t, &tc, now);
 		} else if (op < 16) {
-			vg_sched_qp_add(s, t, tc.weight, &id);
+			/* Half to tenants 0 and 1: some need a directory. */
+			vg_sched_qp_add(s, op & 1 ? t : t % 2, tc.weight, &id);
 		} else if (op < 19) {
 			vg_sched_qp_del(s, q);
 		} else if (op < 21) {
@@ -1027,10 +1124,279 @@ static void sched_random_ops(struct kunit *test)
 				KUNIT_ASSERT_EQ(test, s->wfq.n + s->cap.n, 0U);
 			}
 		}
+		meter_check(test, s, &m);
 		check_invariants(test, s);
+		for (t = 0; t < NT; t++)
+			depth = max_t(u32, depth, s->tenants[t].qdepth);
 	}
-	/* The run grew, moved and compacted segments. */
-	KUNIT_EXPECT_GT(test, s->compactions, 0ULL);
+	/* Tenants took and returned blocks, a directory among them. */
+	KUNIT_EXPECT_GT(test, s->qblocks, 100ULL);
+	KUNIT_EXPECT_EQ(test, depth, 1U);
+}
+
+/*
+ * QPs come and go across tenants in the patterns that made the former
+ * segment pool grow, move and compact (O(pool) under the caller's lock):
+ * each call's work must stay within the bound of struct work_meter, the
+ * scheduler consistent (check_invariants()), every add below max_qps must
+ * find its blocks, and afterwards picks must follow the weights.
+ *
+ *   POOL_FREE_MIDDLE	every tenant but the last grows in turn until
+ *			the pool is full; the middle half of the QPs
+ *			goes; the last tenant takes their slots
+ *   POOL_HANDOVER	tenant 0 takes every slot (two directory levels),
+ *			gives them all back, tenant 1 takes them; then
+ *			they move back one by one
+ *   POOL_WORST_SPREAD	the spread that needs the most blocks: every
+ *			tenant one data block's first QP, then as many as
+ *			can one more QP than two data blocks (which needs
+ *			a directory), the rest to tenant 0; then QPs move
+ *			between random tenants
+ *   POOL_RANDOM	random adds and deletes, tenants and sizes
+ */
+enum pool_pattern {
+	POOL_FREE_MIDDLE,
+	POOL_HANDOVER,
+	POOL_WORST_SPREAD,
+	POOL_RANDOM,
+};
+
+struct sched_pool_case {
+	const char *name;
+	u32 nt, nq;
+	enum pool_pattern pattern;
+};
+
+static const struct sched_pool_case sched_pool_cases[] = {
+	{ "fill, free the middle, add to another: 8 tenants, 1200 QPs",
+	  8, 1200, POOL_FREE_MIDDLE },
+	{ "fill, free the middle, add to another: 64 tenants, 4096 QPs",
+	  64, 4096, POOL_FREE_MIDDLE },
+	{ "one tenant takes every slot, then another: 2100 QPs",
+	  2, 2100, POOL_HANDOVER },
+	{ "most blocks per QP: 256 tenants, 4096 QPs",
+	  256, 4096, POOL_WORST_SPREAD },
+	{ "most blocks per QP: 64 tenants, 3000 QPs",
+	  64, 3000, POOL_WORST_SPREAD },
+	{ "random churn: 16 tenants, 3000 QPs", 16, 3000, POOL_RANDOM },
+};
+
+static void sched_pool_desc(const struct sched_pool_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sched_pool, sched_pool_cases, sched_pool_desc);
+
+struct pool_run {
+	struct kunit *test;
+	struct vg_sched *s;
+	struct work_meter m;
+	u32 nt;
+};
+
+/* Tenant @t gets a QP: it must succeed below max_qps. */
+static u32 pool_add(struct pool_run *pr, u32 t)
+{
+	u32 qp = VG_SCHED_NONE;
+
+	KUNIT_ASSERT_LT(pr->test, pr->s->nqps, pr->s->max_qps);
+	KUNIT_ASSERT_EQ(pr->test, vg_sched_qp_add(pr->s, t, 1, &qp), 0);
+	meter_check(pr->test, pr->s, &pr->m);
+	return qp;
+}
+
+static void pool_del(struct pool_run *pr, u32 qp)
+{
+	KUNIT_ASSERT_EQ(pr->test, vg_sched_qp_del(pr->s, qp), 0);
+	meter_check(pr->test, pr->s, &pr->m);
+}
+
+/* Some QP of tenant @t, or VG_SCHED_NONE. */
+static u32 pool_qp_of(const struct vg_sched *s, u32 t)
+{
+	u32 q;
+
+	for (q = 0; q < s->max_qps; q++)
+		if (s->qps[q].state != VG_Q_FREE && s->qps[q].tenant == t)
+			return q;
+	return VG_SCHED_NONE;
+}
+
+/*
+ * Every QP backlogged: each tenant's share follows its weight within 2%
+ * and the SFQ bound holds between the QPs of each tenant (as in
+ * shares_case()).
+ */
+static void pool_shares(struct pool_run *pr)
+{
+	struct kunit *test = pr->test;
+	struct vg_sched *s = pr->s;
+	u64 sumw = 0, wmin = U64_MAX, total = 0, target, *served0;
+	u32 q, t, n = 0;
+
+	served0 = kunit_kcalloc(test, pr->nt, sizeof(*served0), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, served0);
+	for (q = 0; q < s->max_qps; q++)
+		if (s->qps[q].state != VG_Q_FREE) {
+			KUNIT_ASSERT_EQ(test, vg_sched_activate(s, q, 0), 0);
+			meter_check(test, s, &pr->m);
+		}
+	for (t = 0; t < pr->nt; t++) {
+		served0[t] = s->tenants[t].served;
+		if (!s->text[t].nqps)
+			continue;
+		sumw += s->text[t].weight;
+		wmin = min_t(u64, wmin, s->text[t].weight);
+		n++;
+	}
+	target = 50ULL * LMAX * (div64_u64(sumw, wmin) + 1 + n);
+	while (total < target) {
+		KUNIT_ASSERT_NE(test, step(test, s, LMAX, 0, true),
+				VG_SCHED_NONE);
+		meter_check(test, s, &pr->m);
+		total += LMAX;
+	}
+	for (t = 0; t < pr->nt; t++) {
+		struct bound_acc qb = { S64_MIN, S64_MAX };
+
+		if (!s->text[t].nqps)
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      share_ok(s->tenants[t].served - served0[t],
+					       total, s->text[t].weight, sumw,
+					       50),
+				      "tenant %u of %u QPs", t,
+				      s->text[t].nqps);
+		for (q = 0; q < s->max_qps; q++)
+			if (s->qps[q].state == VG_Q_ACTIVE &&
+			    s->qps[q].tenant == t)
+				bound_add(&qb, vg_sched_qp_tag(s, q),
+					  s->tenants[t].vt.v, s->qps[q].inv_w);
+		KUNIT_EXPECT_LE_MSG(test, qb.hi, qb.lo, "QPs of tenant %u", t);
+	}
+}
+
+static void pool_free_middle(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	u32 q, i;
+
+	for (i = 0; s->nqps < s->max_qps; i++)
+		pool_add(pr, i % (pr->nt - 1));
+	check_invariants(pr->test, s);
+	/* Handles were handed out in order: these are the middle half. */
+	for (q = s->max_qps / 4; q < s->max_qps / 4 * 3; q++)
+		pool_del(pr, q);
+	check_invariants(pr->test, s);
+	while (s->nqps < s->max_qps)
+		pool_add(pr, pr->nt - 1);
+	check_invariants(pr->test, s);
+	KUNIT_EXPECT_GE(pr->test, s->tenants[pr->nt - 1].qdepth, 1U);
+}
+
+static void pool_handover(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	u32 q, i;
+
+	while (s->nqps < s->max_qps)
+		pool_add(pr, 0);
+	KUNIT_EXPECT_EQ(pr->test, s->tenants[0].qdepth, 2U);
+	check_invariants(pr->test, s);
+	for (q = 0; q < s->max_qps; q++)
+		pool_del(pr, q);
+	check_invariants(pr->test, s);
+	KUNIT_EXPECT_EQ(pr->test, s->nqblk_free, s->qpool_cap);
+	while (s->nqps < s->max_qps)
+		pool_add(pr, 1);
+	check_invariants(pr->test, s);
+	/* Back to tenant 0 one by one, as QPs moving between tenants do. */
+	for (i = 0; i < s->max_qps / 2; i++) {
+		pool_del(pr, pool_qp_of(s, 1));
+		pool_add(pr, 0);
+	}
+	check_invariants(pr->test, s);
+}
+
+static void pool_worst_spread(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	struct vg_prng r;
+	u32 t, i, q;
+
+	for (t = 0; t < pr->nt && s->nqps + VG_QHEAD + 1 <= s->max_qps; t++)
+		for (i = 0; i < VG_QHEAD + 1; i++)
+			pool_add(pr, t);
+	for (t = 0; t < pr->nt && s->nqps + VG_QBLK <= s->max_qps; t++)
+		for (i = 0; i < VG_QBLK; i++)
+			pool_add(pr, t);
+	while (s->nqps < s->max_qps)
+		pool_add(pr, 0);
+	check_invariants(pr->test, s);
+	vg_prng_seed(&r, pr->nt);
+	for (i = 0; i < 2000; i++) {
+		do {
+			q = vg_prng_range(&r, 0, s->max_qps - 1);
+		} while (s->qps[q].state == VG_Q_FREE);
+		pool_del(pr, q);
+		pool_add(pr, vg_prng_range(&r, 0, pr->nt - 1));
+	}
+	check_invariants(pr->test, s);
+}
+
+static void pool_random(struct pool_run *pr)
+{
+	struct vg_sched *s = pr->s;
+	struct vg_prng r;
+	u32 i, q, t;
+
+	vg_prng_seed(&r, 5);
+	for (i = 0; i < 30000; i++) {
+		/* Tenants of very different sizes: weight the draw to 0. */
+		t = vg_prng_range(&r, 0, 3) ? 0 : vg_prng_range(&r, 0, pr->nt - 1);
+		if (s->nqps < s->max_qps && vg_prng_range(&r, 0, 99) < 55) {
+			pool_add(pr, t);
+			continue;
+		}
+		q = vg_prng_range(&r, 0, s->max_qps - 1);
+		if (s->qps[q].state != VG_Q_FREE)
+			pool_del(pr, q);
+		if (!(i % 5000))
+			check_invariants(pr->test, s);
+	}
+	check_invariants(pr->test, s);
+}
+
+static void sched_pool(struct kunit *test)
+{
+	const struct sched_pool_case *tc = test->param_value;
+	struct pool_run pr = { .test = test, .nt = tc->nt };
+	u32 t;
+
+	pr.s = sched_new(test, tc->nt, tc->nq);
+	for (t = 0; t < tc->nt; t++)
+		KUNIT_ASSERT_EQ(test, tenant_new(test, pr.s, 1 + t % 4, 0, 0), t);
+	meter_init(&pr.m, pr.s);
+	switch (tc->pattern) {
+	case POOL_FREE_MIDDLE:
+		pool_free_middle(&pr);
+		break;
+	case POOL_HANDOVER:
+		pool_handover(&pr);
+		break;
+	case POOL_WORST_SPREAD:
+		pool_worst_spread(&pr);
+		break;
+	case POOL_RANDOM:
+		pool_random(&pr);
+		break;
+	}
+	pool_shares(&pr);
+	check_invariants(test, pr.s);
+	kunit_info(test, "at most %u of %u blocks held; per call at most %llu entries written (bound %u), %llu blocks\n",
+		   pr.m.max_used, pr.s->qpool_cap, pr.m.max_moved,
+		   pr.m.levels, pr.m.max_blocks);
 }
 
 static void expect_same_sched(struct kunit *test, const struct vg_sched *a,
@@ -1071,10 +1437,13 @@ static void expect_same_sched(struct kunit *test, const struct vg_sched *a,
 		KUNIT_ASSERT_EQ(test, a->text[i].max_next.frac,
 				b->text[i].max_next.frac);
 		for (k = 0; k < ta->nactive; k++) {
-			KUNIT_ASSERT_EQ(test, a->qpool[ta->seg + k].id,
-					b->qpool[tb->seg + k].id);
-			KUNIT_ASSERT_EQ(test, a->qpool[ta->seg + k].key,
-					b->qpool[tb->seg + k].key);
+			struct vg_qheap qa = vg_sched_qheap(a, i);
+			struct vg_qheap qb = vg_sched_qheap(b, i);
+
+			KUNIT_ASSERT_EQ(test, vg_qheap_at(&qa, k)->id,
+					vg_qheap_at(&qb, k)->id);
+			KUNIT_ASSERT_EQ(test, vg_qheap_at(&qa, k)->key,
+					vg_qheap_at(&qb, k)->key);
 		}
 	}
 	for (i = 0; i < a->max_qps; i++) {
@@ -1239,6 +1608,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_vtime_wrap),
 	KUNIT_CASE(sched_rates),
 	KUNIT_CASE(sched_random_ops),
+	KUNIT_CASE_PARAM(sched_pool, sched_pool_gen_params),
 	KUNIT_CASE(sched_send_idle_same),
 	KUNIT_CASE(sched_class_weights),
 	{}

@@ -268,6 +268,63 @@ TEST(Sched, MainPath) {
   EXPECT_EQ(vg_sched_pick(&t.s, 0, &qp, &next), -ENODATA);
 }
 
+// QPs move between tenants in the pattern that made the former segment
+// pool compact under the caller's lock: the pool fills across tenants, the
+// middle QPs go, another tenant takes their slots (two directory levels).
+// No call writes more than one QP heap entry per level or takes or returns
+// more than three blocks, no add below max_qps fails, and the shares still
+// follow the weights.
+TEST(Sched, QpsMoveBetweenTenants) {
+  // 1 + 4 + ... + 4^5 < 4096 <= 1 + ... + 4^6: a heap of 7 levels.
+  constexpr u32 kTenants = 8, kQps = 4096, kLevels = 7;
+  Sched t(kTenants, kQps);
+  for (u32 i = 0; i < kTenants; i++) t.tenant(1 + i % 4);
+  u64 moved = t.s.qmoved, blocks = t.s.qblocks;
+  auto bounded = [&] {
+    EXPECT_LE(t.s.qmoved - moved, kLevels);
+    EXPECT_LE(t.s.qblocks - blocks, 3u);
+    moved = t.s.qmoved;
+    blocks = t.s.qblocks;
+  };
+  for (u32 i = 0; i < kQps; i++) {
+    t.qp(i % (kTenants - 1));
+    bounded();
+  }
+  for (u32 q = kQps / 4; q < kQps / 4 * 3; q++) {
+    ASSERT_EQ(vg_sched_qp_del(&t.s, q), 0);
+    bounded();
+  }
+  while (t.s.nqps < kQps) {
+    t.qp(kTenants - 1);
+    bounded();
+  }
+  EXPECT_EQ(t.s.tenants[kTenants - 1].qdepth, 2u);
+  for (u32 q = 0; q < kQps; q++) {
+    ASSERT_EQ(vg_sched_activate(&t.s, q, 0), 0);
+    bounded();
+  }
+  u64 total = 0;
+  for (int i = 0; i < 100000; i++) {
+    u32 qp;
+    u64 next;
+    ASSERT_EQ(vg_sched_pick(&t.s, 0, &qp, &next), 0);
+    ASSERT_EQ(vg_sched_charge(&t.s, qp, 5320, 0, true), 0);
+    bounded();
+    total += 5320;
+  }
+  for (u32 i = 0; i < kTenants; i++) {
+    double share = static_cast<double>(t.s.tenants[i].served) /
+                   static_cast<double>(total);
+    double want = (1 + i % 4) / 20.0;
+    EXPECT_NEAR(share, want, 0.02 * want) << "tenant " << i;
+  }
+  for (u32 q = 0; q < kQps; q++) {
+    ASSERT_EQ(vg_sched_qp_del(&t.s, q), 0);
+    bounded();
+  }
+  EXPECT_EQ(t.s.nqblk_free, t.s.qpool_cap);
+}
+
 TEST(Ctrl, BadInputAndMainPath) {
   vg_ctrl_cfg cfg;
   vg_ctrl c;
