@@ -282,7 +282,7 @@ static int vg_shaper_port_init(struct vg_shaper_port *pp)
  * @ports: the device's physical ports
  * @post_send: the driver's post_send
  *
- * Each port paced apart (up to VG_SHAPER_MAX_PORTS) takes about 2.3 MiB
+ * Each port paced apart (up to VG_SHAPER_MAX_PORTS) takes about 2.6 MiB
  * for its scheduler (4096 tenant and 16384 QP slots).
  *
  * Context: process context; allocates with GFP_KERNEL.

@@ -31,7 +31,7 @@ struct vg_sendq;
 /* Shaped QPs per port (the scheduler's QP slots). */
 #define VG_SHAPER_MAX_QPS	16384U
 /*
- * Ports a shaper paces apart, each with its own scheduler (about 2.3 MiB)
+ * Ports a shaper paces apart, each with its own scheduler (about 2.6 MiB)
  * and pacer. QPs of a device's higher ports are paced with its first
  * port, and the device says so (vg_shaper::nports < its port count).
  */
