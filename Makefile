@@ -34,7 +34,8 @@ module:
 # Test-only modules, one per folder of tests/integration with a Kbuild:
 # fault injection for the test bed's own tests, a driver-owned drain_sq,
 # a post_send that refuses chains, send queue slots freed on poll, a ULP
-# that destroys QPs undrained. Each folder's Kbuild says what it is.
+# that destroys QPs undrained, one that posts from two CPUs at once. Each
+# folder's Kbuild says what it is.
 TEST_MODULES := $(patsubst %/Kbuild,%,$(wildcard tests/integration/*/Kbuild))
 
 test-modules: rxe
