@@ -6,7 +6,9 @@
 #   make deps       install the Debian packages everything needs
 #   make demo       the main job: boot the test-bed guest and show verbsgate
 #   make check      every test: checkpatch, KUnit (UML), GoogleTest, pytest
-#   make bench      native benchmarks of the policy core
+#   make bench      native benchmarks of the policy core, then bench-post
+#   make bench-post posting on two CPUs without and with verbsgate, in the
+#                   emulated test bed (rxe in QEMU TCG): a Markdown table
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
 #   make rxe-conformance  rdma-core's test suite on stock and patched rxe
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
@@ -24,7 +26,8 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
-	integration checkpatch bench soak install clean rxe rxe-conformance
+	integration checkpatch bench bench-post soak install clean rxe \
+	rxe-conformance
 
 all: module userspace
 
@@ -34,7 +37,8 @@ module:
 # Test-only modules, one per folder of tests/integration with a Kbuild:
 # fault injection for the test bed's own tests, a driver-owned drain_sq,
 # a post_send that refuses chains, send queue slots freed on poll, a ULP
-# that destroys QPs undrained. Each folder's Kbuild says what it is.
+# that destroys QPs undrained, one that posts from two CPUs at once. Each
+# folder's Kbuild says what it is.
 TEST_MODULES := $(patsubst %/Kbuild,%,$(wildcard tests/integration/*/Kbuild))
 
 test-modules: rxe
@@ -89,6 +93,15 @@ integration: all test-modules
 
 bench: userspace
 	$(BUILD)/userspace/bench/vg_bench
+	$(MAKE) bench-post
+
+# One kernel poster against two on two CPUs and QPs, without and with
+# verbsgate, in one guest (tests/integration/postscale.py): only the
+# module, the CLI and the test ULP tests/integration/kpost are needed.
+bench-post: deps
+	$(MAKE) all
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/kpost modules
+	$(PYTHON) tests/integration/bench_post.py
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

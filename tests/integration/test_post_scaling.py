@@ -1,0 +1,42 @@
+"""Two CPUs posting on two QPs post in parallel through verbsgate.
+
+A kernel ULP posting from two CPUs on two QPs must get what the guest's
+two CPUs give without verbsgate: rxe moves a kernel QP's data on the CPU
+that posted to the driver, so if verbsgate posted every QP's chunks from
+one CPU, the second poster would only share that CPU's throughput.
+postscale.py says how it is measured (vg_kpost, one poster then two,
+without and with verbsgate in one boot). The table goes to the test's
+report (pytest -s or -rP shows it; VERBSGATE_REPORT=FILE appends it to
+FILE).
+"""
+import postscale
+
+# Two posters without verbsgate must beat one by this much, or the test
+# bed cannot show parallel posting at all: an idle host gives 1.8 to 2;
+# a host whose other processes take a CPU gives about 1 or less.
+MIN_PARALLEL = 1.2
+# With verbsgate, at least this share of the ratio without it.
+SHARE = 0.75
+
+
+def test_two_posters_scale_as_without_verbsgate(guest, request, tmp_path):
+    m = postscale.measure(guest)
+    postscale.report(request, tmp_path, postscale.table(m))
+    # Every WR went through the shaper, split, not the fast path.
+    assert m.tx_wrs and m.split_wrs == m.tx_wrs, \
+        f"{m.tx_wrs} WRs, {m.split_wrs} split: the posters' WRs were not " \
+        "all split and queued"
+    assert m.chunks >= m.tx_wrs * (postscale.SIZE // postscale.CHUNK)
+    without, with_vg = m.without.ratio, m.with_vg.ratio
+    assert without > MIN_PARALLEL, (
+        f"without verbsgate two posters moved {without:.2f} times what one "
+        f"did: this test bed does not run two posters in parallel, so the "
+        f"test cannot tell whether verbsgate serialises them (host CPUs "
+        f"used by other processes meanwhile: {m.host_other:.2f}, at most "
+        f"{m.without.host_other:.2f} during a load without verbsgate "
+        f"counted; the guest needs two host CPUs for its two vCPUs)")
+    assert with_vg >= SHARE * without, (
+        f"two posters on two QPs: {with_vg:.2f} times one poster's "
+        f"throughput with verbsgate, {without:.2f} without; verbsgate "
+        f"serialises posting (softirq ms CPU0/CPU1 with two posters: "
+        f"{m.with_vg.softirq2}, without verbsgate {m.without.softirq2})")
