@@ -725,6 +725,24 @@ int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next)
 	return 0;
 }
 
+int vg_sched_pick_near(struct vg_sched *s, u64 now, u32 pref, u32 *qp,
+		       u64 *next)
+{
+	const struct vg_sched_qp *q;
+	int ret;
+
+	ret = vg_sched_pick(s, now, qp, next);
+	if (ret || pref == *qp)
+		return ret;
+	q = vg_qp_get(s, pref);
+	if (q && q->state == VG_Q_ACTIVE && q->tenant == s->pick_tenant) {
+		*qp = pref;
+		/* Not the tenant's root: the charge looks it up. */
+		s->pick_qp = NONE;
+	}
+	return 0;
+}
+
 /* The rate clocks' part of a charge: each keeps at most the slack. */
 static void vg_tenant_charge_rates(const struct vg_sched *s,
 				   const struct vg_sched_tenant *t,

@@ -384,6 +384,28 @@ int vg_sched_deactivate(struct vg_sched *s, u32 qp);
 int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next);
 
 /**
+ * vg_sched_pick_near() - vg_sched_pick(), serving @pref within its tenant
+ * @s: scheduler
+ * @now: time, ns
+ * @pref: a QP the caller would rather serve, or VG_SCHED_NONE
+ * @qp: the chosen QP
+ * @next: as for vg_sched_pick()
+ *
+ * Tenants are chosen exactly as by vg_sched_pick(). If the chosen tenant
+ * is @pref's and @pref is active, @pref is chosen instead of the tenant's
+ * QP with the smallest tag: a tenant's service is shared out among its QPs
+ * by whoever asks, which lets several CPUs each serve their own QP of one
+ * tenant. Tenants' shares, guarantees and caps are unaffected; between
+ * the QPs of one tenant, a QP that is preferred less is served first by
+ * every plain pick until its tag catches up.
+ *
+ * Cost: that of vg_sched_pick(), plus O(1).
+ * Return: as vg_sched_pick().
+ */
+int vg_sched_pick_near(struct vg_sched *s, u64 now, u32 pref, u32 *qp,
+		       u64 *next);
+
+/**
  * vg_sched_charge() - account @cost token bytes sent by an active QP
  * @s: scheduler
  * @qp: QP (normally the one vg_sched_pick() returned)

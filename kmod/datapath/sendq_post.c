@@ -726,7 +726,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (n) {
 		vg_tenant_count_queue(sq->tenant, n, 0);
 		vg_sendq_reactivate(sh, sq, now);
-		vg_shaper_kick(sh, &flags);
+		vg_shaper_kick(sh, sq, &flags);
 	}
 	if (vg_sendq_failed(sq) && !vg_sendq_closed(sq))
 		vg_sendq_settle(sh, sq);

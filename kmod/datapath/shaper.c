@@ -58,6 +58,11 @@
 /* Token buckets' depth: what an idle device may send back to back. */
 #define VG_BURST_BYTES	(256U << 10)
 #define VG_BURST_OPS	256U
+/*
+ * How long a chunk whose turn came while another QP's owner posted waits
+ * for its own owner to post it before the hrtimer does (vg_shaper_kick()).
+ */
+#define VG_HANDOFF_NS	(20 * NSEC_PER_USEC)
 /* How soon the hrtimer looks again at QPs it could not attend to. */
 #define VG_ATTN_RETRY_NS	(50 * NSEC_PER_USEC)
 
@@ -110,12 +115,14 @@ static bool vg_shaper_picked_posting(const struct vg_sendq *sq)
 /*
  * Under the shaper lock: post one chunk of port @pp, of the QP its
  * scheduler picks, if its pacer allows; otherwise arm the hrtimer for
- * when it will. Return: whether a chunk was posted (the lock was dropped
- * and retaken meanwhile).
+ * when it will. With @pref, the poster's own QP on @pp, only a chunk of
+ * @pref, in its tenant's turn; a turn of another QP is left to the
+ * hrtimer (see vg_shaper_kick()). Return: whether a chunk was posted (the
+ * lock was dropped and retaken meanwhile).
  */
 static bool vg_shaper_port_post(struct vg_shaper *sh,
 				struct vg_shaper_port *pp,
-				unsigned long *flags)
+				struct vg_sendq *pref, unsigned long *flags)
 {
 	struct vg_sendq *sq;
 	u64 now, next;
@@ -133,7 +140,9 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 				return false;
 			}
 		}
-		ret = vg_sched_pick(&pp->sched, now, &h, &next);
+		ret = vg_sched_pick_near(&pp->sched, now,
+					 pref ? pref->handle : VG_SCHED_NONE,
+					 &h, &next);
 		if (ret == -EAGAIN) {
 			vg_shaper_arm(sh, next);
 			return false;
@@ -152,6 +161,14 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
+		if (pref && sq != pref) {
+			/*
+			 * Its owner is likely to post it from its own CPU
+			 * first; the hrtimer covers an owner that waits.
+			 */
+			vg_shaper_arm(sh, now + VG_HANDOFF_NS);
+			return false;
+		}
 		vg_sendq_post_chunk(sh, sq, now, flags);
 		return true;
 	}
@@ -160,6 +177,7 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 /**
  * vg_shaper_kick() - post what the pacers allow now
  * @sh: the shaper
+ * @pref: the QP its owner just posted to, or NULL (the hrtimer)
  * @flags: the interrupt state saved when the caller took @sh->lock
  *
  * Posts up to VG_SHAPER_BUDGET chunks, the ports in turn, each port's of
@@ -167,25 +185,40 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
  * other QPs), and arms the hrtimer for the rest: when a pacer or a capped
  * tenant says "later", or when the budget is spent.
  *
+ * A poster (@pref) posts only chunks of its own QP, in its tenant's
+ * turns, and leaves every other turn to the hrtimer: rxe and other
+ * software drivers do the transmit work of a post on the posting CPU, so
+ * a poster that posted other QPs' chunks would pull their work onto its
+ * CPU and two CPUs posting on two QPs would again share one CPU's work.
+ * Tenants are still served in their fair order (vg_sched_pick_near()).
+ *
  * Context: any; @sh->lock held (dropped and retaken around each post).
  */
-void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags)
+void vg_shaper_kick(struct vg_shaper *sh, struct vg_sendq *pref,
+		    unsigned long *flags)
 {
 	u32 budget = VG_SHAPER_BUDGET, idle = 0, i;
 
 	lockdep_assert_held(&sh->lock);
 
+	if (pref) {
+		while (budget && vg_shaper_port_post(sh, vg_sendq_port(sh, pref),
+						     pref, flags))
+			budget--;
+		goto out;
+	}
 	/* Round-robin, so that one busy port leaves the others budget. */
 	while (budget && idle < sh->nports) {
 		i = sh->next_port;
 		sh->next_port = (i + 1) % sh->nports;
-		if (vg_shaper_port_post(sh, &sh->ports[i], flags)) {
+		if (vg_shaper_port_post(sh, &sh->ports[i], NULL, flags)) {
 			budget--;
 			idle = 0;
 		} else {
 			idle++;
 		}
 	}
+out:
 	/* Out of budget: the hrtimer continues in softirq. */
 	if (!budget)
 		vg_shaper_arm(sh, ktime_get_ns());
@@ -225,12 +258,12 @@ static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
 	unsigned long flags;
 
 	spin_lock_irqsave(&sh->lock, flags);
-	vg_shaper_kick(sh, &flags);
+	vg_shaper_kick(sh, NULL, &flags);
 	/* QPs in the driver meanwhile: come back for them. */
 	if (vg_shaper_attend(sh, &flags))
 		vg_shaper_arm(sh, ktime_get_ns() + VG_ATTN_RETRY_NS);
 	/* Markers and retries may have made QPs active again. */
-	vg_shaper_kick(sh, &flags);
+	vg_shaper_kick(sh, NULL, &flags);
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return HRTIMER_NORESTART;
 }

@@ -171,7 +171,8 @@ void vg_shaper_settings(struct vg_shaper *sh,
 			const struct vg_shaper_settings *set);
 bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound);
 void vg_shaper_destroy(struct vg_shaper *sh);
-void vg_shaper_kick(struct vg_shaper *sh, unsigned long *flags);
+void vg_shaper_kick(struct vg_shaper *sh, struct vg_sendq *pref,
+		    unsigned long *flags);
 void vg_shaper_wake_idle(struct vg_shaper *sh);
 void vg_shaper_arm(struct vg_shaper *sh, u64 when);
 int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,

@@ -650,6 +650,50 @@ static void sched_qp_weights(struct kunit *test)
 }
 
 /*
+ * vg_sched_pick_near() serves the preferred QP in its tenant's turns only:
+ * tenants keep their 3:1 shares while one of a's two QPs is preferred
+ * throughout, that QP gets all of a's service, b's QP is never served in
+ * a's turns; once the preferred QP is idle, a's other QP is served.
+ */
+static void sched_pick_near(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 2, 4);
+	u32 a = tenant_new(test, s, 3, 0, 0), b = tenant_new(test, s, 1, 0, 0);
+	u32 a0 = qp_new(test, s, a, 1), a1 = qp_new(test, s, a, 1);
+	u32 qb = qp_new(test, s, b, 1), qp, i;
+	u64 got[4] = { 0 }, next;
+
+	vg_sched_activate(s, a0, 0);
+	vg_sched_activate(s, a1, 0);
+	vg_sched_activate(s, qb, 0);
+	for (i = 0; i < 40000; i++) {
+		/* Three askers in four prefer a0, the others b's QP. */
+		KUNIT_ASSERT_EQ(test, vg_sched_pick_near(s, 0, i % 4 ? a0 : qb,
+							 &qp, &next), 0);
+		KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, 1000, 0, true), 0);
+		got[qp] += 1000;
+	}
+	KUNIT_EXPECT_TRUE(test, share_ok(served(s, a), served(s, a) +
+					 served(s, b), 3, 4, 100));
+	KUNIT_EXPECT_EQ(test, got[qb], served(s, b));
+	/* a1 only in a's turns asked for by b's askers. */
+	KUNIT_EXPECT_EQ(test, got[a0] + got[a1], served(s, a));
+	KUNIT_EXPECT_GT(test, got[a0], got[a1]);
+
+	/* a0 idle: a's turns go to a1, whatever is preferred. */
+	vg_sched_deactivate(s, a0);
+	for (i = 0; i < 100; i++) {
+		KUNIT_ASSERT_EQ(test, vg_sched_pick_near(s, 0, a0, &qp, &next),
+				0);
+		KUNIT_EXPECT_NE(test, qp, a0);
+		KUNIT_EXPECT_EQ(test, vg_sched_charge(s, qp, 1000, 0, true), 0);
+	}
+	/* No preference is a plain pick. */
+	KUNIT_ASSERT_EQ(test, vg_sched_pick_near(s, 0, VG_SCHED_NONE, &qp,
+						 &next), 0);
+}
+
+/*
  * A tenant gains nothing from more QPs: with 100 backlogged QPs, or with
  * 100 QPs that churn (each goes idle after one chunk and another one
  * wakes), it gets its weight's share and no more.
@@ -1602,6 +1646,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_limits),
 	KUNIT_CASE(sched_shares_random),
 	KUNIT_CASE(sched_qp_weights),
+	KUNIT_CASE(sched_pick_near),
 	KUNIT_CASE(sched_many_qps_no_gain),
 	KUNIT_CASE(sched_zero_cost),
 	KUNIT_CASE(sched_work_conserving),
