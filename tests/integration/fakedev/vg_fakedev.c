@@ -294,11 +294,13 @@ static int vgf_query_gid(struct ib_device *ibdev, u32 port, int index,
 	return 0;
 }
 
+/* Process context: a PD is nothing but its ib_core object. */
 static int vgf_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	return 0;
 }
 
+/* Process context. */
 static int vgf_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
 	return 0;
@@ -328,6 +330,7 @@ static struct ib_mr *vgf_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
+/* Process context. */
 static int vgf_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	kfree(container_of(ibmr, struct vgf_mr, ibmr));
@@ -490,6 +493,8 @@ static void vgf_wqe_free(struct vgf_wqe *w)
 {
 	struct vgf_wq *wq = w->recv ? &w->qp->rq : &w->qp->sq;
 
+	lockdep_assert_held(&to_vdev(w->qp->ibqp.device)->lock);
+
 	list_move_tail(&w->node, &wq->free);
 }
 
@@ -510,6 +515,8 @@ static void vgf_complete(struct vgf_port *port, struct vgf_wqe *w,
 		.src_qp = qp->ibqp.qp_num,
 		.port_num = port->num,
 	};
+
+	lockdep_assert_held(&port->dev->lock);
 
 	if (status == IB_WC_SUCCESS) {
 		port->last_done = w->done;
@@ -547,26 +554,6 @@ static void vgf_port_arm(struct vgf_port *port)
 	}
 }
 
-/*
- * Under the device lock: WRs left txq before the port sent them; it
- * spends no time on them but what it already spent (@busy: until now,
- * if one of them had started). The WRs behind move up, each starting
- * no earlier than it was posted.
- */
-static void vgf_port_retime(struct vgf_port *port, bool busy)
-{
-	ktime_t t = port->last_done;
-	struct vgf_wqe *w;
-
-	if (busy)
-		t = max(t, ktime_get());
-	list_for_each_entry(w, &port->txq, node) {
-		t = ktime_add_ns(max(t, w->posted), w->tx_ns);
-		w->done = t;
-	}
-	port->busy_until = t;
-}
-
 /* Softirq: complete what the port flushed and what it has sent. */
 static enum hrtimer_restart vgf_port_timer(struct hrtimer *timer)
 {
@@ -598,6 +585,45 @@ static enum hrtimer_restart vgf_port_timer(struct hrtimer *timer)
 }
 
 /*
+ * Under the device lock: take the QP's WRs off the port's txq, to its
+ * flushq (@flush) or their free list. The port spends no more time on
+ * them than it already has: until now on one it had started. The WRs
+ * behind them move up, each starting no earlier than it was posted;
+ * those before them keep their times.
+ */
+static void vgf_port_take(struct vgf_port *port, struct vgf_qp *qp,
+			  bool flush)
+{
+	ktime_t start, end, t = port->last_done, now = ktime_get();
+	struct vgf_wqe *w, *tmp;
+	bool moved = false;
+
+	lockdep_assert_held(&port->dev->lock);
+
+	list_for_each_entry_safe(w, tmp, &port->txq, node) {
+		if (w->qp != qp) {
+			if (moved)
+				w->done = ktime_add_ns(max(t, w->posted),
+						       w->tx_ns);
+			t = w->done;
+			continue;
+		}
+		start = moved ? max(t, w->posted) :
+				ktime_sub_ns(w->done, w->tx_ns);
+		end = ktime_add_ns(start, w->tx_ns);
+		if (ktime_before(start, now))
+			t = max(t, min(now, end));
+		moved = true;
+		if (flush)
+			list_move_tail(&w->node, &port->flushq);
+		else
+			vgf_wqe_free(w);
+	}
+	if (moved)
+		port->busy_until = t;
+}
+
+/*
  * Under the device lock: take the QP's WRs off its port. @flush: they
  * complete with a flush error next (the QP goes to error); otherwise
  * they go without a trace (reset, destroy).
@@ -606,24 +632,11 @@ static void vgf_qp_take_wrs(struct vgf_dev *dev, struct vgf_qp *qp,
 			    bool flush)
 {
 	struct vgf_port *port = vgf_qp_port(dev, qp);
-	bool moved = false, busy = false;
 	struct vgf_wqe *w, *tmp;
-	ktime_t now = ktime_get();
 
-	list_for_each_entry_safe(w, tmp, &port->txq, node) {
-		if (w->qp != qp)
-			continue;
-		/* Started: the port sent part of it. */
-		if (ktime_before(ktime_sub_ns(w->done, w->tx_ns), now))
-			busy = true;
-		if (flush)
-			list_move_tail(&w->node, &port->flushq);
-		else
-			vgf_wqe_free(w);
-		moved = true;
-	}
-	if (moved)
-		vgf_port_retime(port, busy);
+	lockdep_assert_held(&dev->lock);
+
+	vgf_port_take(port, qp, flush);
 	list_for_each_entry_safe(w, tmp, &qp->posted_recvs, node) {
 		if (flush)
 			list_move_tail(&w->node, &port->flushq);
@@ -741,6 +754,8 @@ static void vgf_modify_keep(struct vgf_qp *qp, const struct ib_qp_attr *attr,
 			    int mask)
 {
 	struct ib_qp_attr *k = &qp->attr;
+
+	lockdep_assert_held(&to_vdev(qp->ibqp.device)->lock);
 
 	if (mask & IB_QP_PORT)
 		qp->port = attr->port_num;
@@ -890,6 +905,8 @@ static int vgf_post_one(struct vgf_dev *dev, struct vgf_qp *qp,
 	u64 bytes = 0;
 	ktime_t now;
 	int i, op;
+
+	lockdep_assert_held(&dev->lock);
 
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_ERR)
 		return -EINVAL;
