@@ -42,6 +42,8 @@ def guest_holder():
 def reset(g: Guest):
     """Base state: verbsgate unloaded, only rxe0 as RDMA link."""
     g.run("rmmod verbsgate 2>/dev/null; "
+          # The two-port test device (test_fakedev.py), if a test left it.
+          "rmmod vg_fakeulp vg_fakedev 2>/dev/null; "
           "for l in $(rdma -j link show | python3 -c "
           "'import json,sys; print(\" \".join(x[\"ifname\"] "
           "for x in json.load(sys.stdin)))'); do "
