@@ -25,19 +25,28 @@ static int vg_control_device_add(struct vg_device *dev)
 	return vg_sysfs_device_add(dev);
 }
 
-/* The wrappers are installed. Under vg_devices_lock. */
+/* The wrappers are installed, the shaper set up. Under vg_devices_lock. */
 static void vg_control_device_attached(struct vg_device *dev)
 {
 	lockdep_assert_held(&vg_devices_lock);
 
 	vg_devcfg_publish(dev);
 	vg_devcfg_start(dev);
+	vg_sysfs_ports_add(dev);
+}
+
+/* Out of the registry, the wrappers still installed. No lock held. */
+static void vg_control_device_detach(struct vg_device *dev)
+{
+	/* Before the shaper goes: the port files read it. */
+	vg_sysfs_ports_del(dev);
+	vg_devcfg_stop(dev);
 }
 
 const struct vg_device_ops vg_control_device_ops = {
 	.add = vg_control_device_add,
 	.attached = vg_control_device_attached,
-	.detach = vg_devcfg_stop,
+	.detach = vg_control_device_detach,
 	.remove = vg_sysfs_device_del,
 	.rename = vg_sysfs_device_rename,
 	.qp_classified = vg_nl_qp_classified,

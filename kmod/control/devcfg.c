@@ -299,6 +299,7 @@ void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v)
 	v->enforce = dev->enforce;
 	v->user_qps = dev->user_qps;
 	v->ref_p99_ns = dev->ref_p99_ns;
+	memcpy(v->link_rate, dev->link_rate, sizeof(v->link_rate));
 	spin_unlock_bh(&dev->ctrl_lock);
 }
 

@@ -68,7 +68,10 @@ struct vg_devcfg_change {
 	u32 user_qps;
 };
 
-/* A consistent copy of a device's settings and controller state. */
+/*
+ * A consistent copy of a device's settings, its controller's state and
+ * its ports' link rates (vg_device::link_rate).
+ */
 struct vg_devcfg_view {
 	struct vg_ctrl ctrl;
 	struct vg_cost_model cost;
@@ -77,6 +80,7 @@ struct vg_devcfg_view {
 	bool enforce;
 	u32 user_qps;
 	u64 ref_p99_ns;
+	u64 link_rate[VG_SHAPER_MAX_PORTS];
 };
 
 void vg_devcfg_init(struct vg_device *dev);

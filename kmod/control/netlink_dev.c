@@ -64,14 +64,69 @@ static int vg_nl_put_u64(struct sk_buff *skb, int type, u64 value)
 	return nla_put_u64_64bit(skb, type, value, VERBSGATE_ATTR_PAD);
 }
 
-/* Settings and controller state, from a consistent copy. */
+static int vg_nl_put_port_u64(struct sk_buff *skb, int type, u64 value)
+{
+	return nla_put_u64_64bit(skb, type, value, VERBSGATE_PORT_ATTR_PAD);
+}
+
+/*
+ * How each port is paced: DEV_PORTS_PACED, and DEV_PORT_TABLE unless the
+ * device is not shaped. At most VG_SHAPER_MAX_PORTS entries of some 100
+ * bytes: the device's message stays far below NLMSG_GOODSIZE. Process
+ * context, under vg_devices_lock: the device is in the registry, so its
+ * shaper stays set up.
+ */
+static int vg_nl_put_dev_ports(struct sk_buff *skb, struct vg_device *dev,
+			       const struct vg_devcfg_view *v)
+{
+	struct vg_shaper *sh = &dev->ipose.shaper;
+	u32 i, n = vg_shaper_ports_paced(sh);
+	struct vg_shaper_port_stats st;
+	struct nlattr *table, *ent;
+
+	lockdep_assert_held(&vg_devices_lock);
+
+	if (nla_put_u32(skb, VERBSGATE_ATTR_DEV_PORTS_PACED, n))
+		return -EMSGSIZE;
+	if (!n)
+		return 0;
+	table = nla_nest_start(skb, VERBSGATE_ATTR_DEV_PORT_TABLE);
+	if (!table)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		vg_shaper_port_stats(sh, i, &st);
+		ent = nla_nest_start(skb, i + 1);
+		if (!ent ||
+		    nla_put_u32(skb, VERBSGATE_PORT_ATTR_NUM,
+				rdma_start_port(dev->ibdev) + i) ||
+		    vg_nl_put_port_u64(skb, VERBSGATE_PORT_ATTR_LINK_RATE,
+				       v->link_rate[i]) ||
+		    vg_nl_put_port_u64(skb, VERBSGATE_PORT_ATTR_RATE, st.rate) ||
+		    vg_nl_put_port_u64(skb, VERBSGATE_PORT_ATTR_OP_RATE,
+				       st.op_rate) ||
+		    nla_put_u32(skb, VERBSGATE_PORT_ATTR_QPS, st.qps) ||
+		    vg_nl_put_port_u64(skb, VERBSGATE_PORT_ATTR_PACED_BYTES,
+				       st.paced_bytes) ||
+		    vg_nl_put_port_u64(skb, VERBSGATE_PORT_ATTR_PACED_OPS,
+				       st.paced_ops))
+			return -EMSGSIZE;
+		nla_nest_end(skb, ent);
+	}
+	nla_nest_end(skb, table);
+	return 0;
+}
+
+/*
+ * Settings, controller state and the ports' pacing, from a consistent
+ * copy. Process context, under vg_devices_lock.
+ */
 static int vg_nl_put_devcfg(struct sk_buff *skb, struct vg_device *dev)
 {
 	const struct vg_ctrl_cfg *cfg;
 	struct vg_devcfg_view *v;
 	int ret = -EMSGSIZE;
 
-	/* About 300 bytes: kept off the stack of a deep netlink path. */
+	/* About 330 bytes: kept off the stack of a deep netlink path. */
 	v = kmalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
@@ -101,7 +156,7 @@ static int vg_nl_put_devcfg(struct sk_buff *skb, struct vg_device *dev)
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_AIMD_DECREASES,
 			  v->ctrl.decreases))
 		goto out;
-	ret = 0;
+	ret = vg_nl_put_dev_ports(skb, dev, v);
 out:
 	kfree(v);
 	return ret;

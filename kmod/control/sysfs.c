@@ -4,7 +4,10 @@
  *
  *   /sys/kernel/verbsgate/devices/<ibdev>/{index,driver,ports,node_guid,
  *	settings (max_rate, target_p99_ns, ...), controller state (safe_util,
- *	rmin, chunk_size, ref_p99_ns, ...)}
+ *	rmin, chunk_size, ref_p99_ns, ...), ports_paced}
+ *   /sys/kernel/verbsgate/devices/<ibdev>/paced_ports/<port>/{link_rate,rate,
+ *	op_rate,qps,paced_bytes,paced_ops} (not ports/<port>/: "ports" is
+ *	the file of the port count)
  *   /sys/kernel/verbsgate/tenants/<name>/ (files in tenant_sysfs.c)
  *
  * A device directory is the kobject embedded in struct vg_device, and its
@@ -14,6 +17,13 @@
  * copy the settings under the device's ctrl_lock. vg_sysfs_device_del()
  * returns only after running show functions have finished (kernfs drains
  * active references in kobject_del()).
+ *
+ * A port directory reads the port's pacer in the device's shaper, which
+ * lives only while the device is attached: the directories are made once
+ * the shaper is set up and removed, readers drained, before it goes
+ * (vg_sysfs_ports_add(), vg_sysfs_ports_del()). Each is a kobject of its
+ * own, freed by its release; it holds a reference on its parent, and so
+ * on the device's kobject, which keeps the vg_device it points to.
  *
  * Everything is read-only: changes go through netlink, which validates
  * them, answers with an extended ack and notifies listeners.
@@ -162,6 +172,18 @@ static ssize_t user_qps_refused_show(struct kobject *kobj,
 static struct kobj_attribute user_qps_refused_attr =
 	__ATTR_RO(user_qps_refused);
 
+/* 0 before the shaper is set up and after it went, or without one. */
+static ssize_t ports_paced_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct vg_device *dev = to_vg_device(kobj);
+
+	return sysfs_emit(buf, "%u\n",
+			  vg_shaper_ports_paced(&dev->ipose.shaper));
+}
+
+static struct kobj_attribute ports_paced_attr = __ATTR_RO(ports_paced);
+
 static ssize_t chunk_table_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
@@ -214,6 +236,7 @@ static struct attribute *vg_device_attrs[] = {
 	&user_qps_attr.attr,
 	&user_qps_enforced_attr.attr,
 	&user_qps_refused_attr.attr,
+	&ports_paced_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(vg_device);
@@ -280,6 +303,161 @@ int vg_sysfs_device_rename(struct vg_device *dev)
 	lockdep_assert_held(&vg_devices_lock);
 
 	return kobject_rename(&dev->kobj, dev->name);
+}
+
+/* devices/<ibdev>/paced_ports/<port>/: one port's pacer (see the top). */
+struct vg_port_dir {
+	struct kobject kobj;
+	struct vg_device *dev;
+	u32 idx;		/* in the shaper's ports */
+};
+
+static struct vg_port_dir *to_port_dir(struct kobject *kobj)
+{
+	return container_of(kobj, struct vg_port_dir, kobj);
+}
+
+/* Not under a lock: the directory goes before the shaper. */
+static void vg_port_dir_stats(struct kobject *kobj,
+			      struct vg_shaper_port_stats *st)
+{
+	struct vg_port_dir *pd = to_port_dir(kobj);
+
+	vg_shaper_port_stats(&pd->dev->ipose.shaper, pd->idx, st);
+}
+
+/* A port file: one value of what its pacer does. */
+#define VG_PORT_ATTR(_name, _fmt, _expr)				\
+static ssize_t port_##_name##_show(struct kobject *kobj,		\
+				   struct kobj_attribute *attr,		\
+				   char *buf)				\
+{									\
+	struct vg_shaper_port_stats st;					\
+									\
+	vg_port_dir_stats(kobj, &st);					\
+	return sysfs_emit(buf, _fmt "\n", _expr);			\
+}									\
+static struct kobj_attribute port_##_name##_attr =			\
+	__ATTR(_name, 0444, port_##_name##_show, NULL)
+
+VG_PORT_ATTR(rate, "%llu", st.rate);
+VG_PORT_ATTR(op_rate, "%llu", st.op_rate);
+VG_PORT_ATTR(qps, "%u", st.qps);
+VG_PORT_ATTR(paced_bytes, "%llu", st.paced_bytes);
+VG_PORT_ATTR(paced_ops, "%llu", st.paced_ops);
+
+/* The link's rate, as devcfg.c read it from the port (0: unknown). */
+static ssize_t port_link_rate_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	struct vg_port_dir *pd = to_port_dir(kobj);
+	struct vg_devcfg_view v;
+
+	vg_devcfg_read(pd->dev, &v);
+	return sysfs_emit(buf, "%llu\n", v.link_rate[pd->idx]);
+}
+
+static struct kobj_attribute port_link_rate_attr =
+	__ATTR(link_rate, 0444, port_link_rate_show, NULL);
+
+static struct attribute *vg_port_attrs[] = {
+	&port_link_rate_attr.attr,
+	&port_rate_attr.attr,
+	&port_op_rate_attr.attr,
+	&port_qps_attr.attr,
+	&port_paced_bytes_attr.attr,
+	&port_paced_ops_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(vg_port);
+
+/* Any context the last kobject_put() runs in. */
+static void vg_port_dir_release(struct kobject *kobj)
+{
+	kfree(to_port_dir(kobj));
+}
+
+static const struct kobj_type vg_port_ktype = {
+	.release = vg_port_dir_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = vg_port_groups,
+};
+
+/**
+ * vg_sysfs_ports_add() - create devices/<dev->name>/paced_ports/<port>/
+ * @dev: a device whose wrappers were just installed, its shaper set up
+ *	or not for good
+ *
+ * One directory per port its shaper paces apart; none, and no
+ * paced_ports/ directory, if the device is not shaped. Without memory for
+ * them the device goes without (netlink still shows its ports).
+ *
+ * Context: process context; the caller holds vg_devices_lock.
+ */
+void vg_sysfs_ports_add(struct vg_device *dev)
+{
+	u32 i, n = vg_shaper_ports_paced(&dev->ipose.shaper);
+	struct vg_port_dir *pd;
+
+	lockdep_assert_held(&vg_devices_lock);
+
+	if (!n)
+		return;
+	dev->paced_ports_kobj = kobject_create_and_add("paced_ports",
+						       &dev->kobj);
+	if (!dev->paced_ports_kobj)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+		if (!pd)
+			goto fail;
+		pd->dev = dev;
+		pd->idx = i;
+		/* The files exist before user space hears of the directory. */
+		if (kobject_init_and_add(&pd->kobj, &vg_port_ktype,
+					 dev->paced_ports_kobj, "%u",
+					 rdma_start_port(dev->ibdev) + i)) {
+			kobject_put(&pd->kobj);
+			goto fail;
+		}
+		dev->port_kobj[i] = &pd->kobj;
+		kobject_uevent(&pd->kobj, KOBJ_ADD);
+	}
+	return;
+
+fail:
+	pr_warn("%s: no sysfs directories for its ports\n", dev->name);
+	vg_sysfs_ports_del(dev);
+}
+
+/**
+ * vg_sysfs_ports_del() - remove devices/<dev->name>/paced_ports/
+ * @dev: a device being detached, its shaper still set up; or one
+ *	vg_sysfs_ports_add() failed on
+ *
+ * Returns once running readers of the port files have finished: the
+ * shaper they read may go then.
+ *
+ * Context: process context; sleeps. The caller holds no lock a reader
+ * could wait for (they take the device's ctrl_lock).
+ */
+void vg_sysfs_ports_del(struct vg_device *dev)
+{
+	struct kobject *kobj;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(dev->port_kobj); i++) {
+		kobj = dev->port_kobj[i];
+		if (!kobj)
+			continue;
+		kobject_uevent(kobj, KOBJ_REMOVE);
+		kobject_del(kobj);
+		kobject_put(kobj);
+		dev->port_kobj[i] = NULL;
+	}
+	kobject_del(dev->paced_ports_kobj);
+	kobject_put(dev->paced_ports_kobj);
+	dev->paced_ports_kobj = NULL;
 }
 
 /**

@@ -16,6 +16,8 @@ void vg_sysfs_exit(void);
 int vg_sysfs_device_add(struct vg_device *dev);
 void vg_sysfs_device_del(struct vg_device *dev);
 int vg_sysfs_device_rename(struct vg_device *dev);
+void vg_sysfs_ports_add(struct vg_device *dev);
+void vg_sysfs_ports_del(struct vg_device *dev);
 
 int vg_sysfs_tenant_add(struct vg_ktenant *t);
 void vg_sysfs_tenant_del(struct vg_ktenant *t);

@@ -53,9 +53,14 @@ struct vg_qp;
  * @port_work: reads the port's rate and largest message after attaching
  * @remove_work: detaches a device whose removal left its wrappers in
  *	place (device.c)
+ * @paced_ports_kobj: its paced_ports/ directory, NULL if the device is
+ *	not shaped (control/sysfs.c)
+ * @port_kobj: the directories in @paced_ports_kobj, one per port paced
+ *	apart
  *
- * Everything but @name, @kobj and the settings is fixed while the device
- * is attached.
+ * Everything but @name, @kobj, the settings and the port directories
+ * (made once attached, removed before detaching) is fixed while the
+ * device is attached.
  */
 struct vg_device {
 	struct kobject kobj;
@@ -78,6 +83,8 @@ struct vg_device {
 	u64 ref_p99_ns;
 	struct work_struct port_work;
 	struct work_struct remove_work;
+	struct kobject *paced_ports_kobj;
+	struct kobject *port_kobj[VG_SHAPER_MAX_PORTS];
 };
 
 /**
@@ -87,9 +94,11 @@ struct vg_device {
  *	of @dev (on error @dev is freed and the device is not attached).
  *	Process context, under vg_devices_lock.
  * @attached: the wrappers are installed: publish the settings to the
- *	shaper and start the controller. Process, under vg_devices_lock.
- * @detach: the device is out of the registry; its wrappers are still
- *	installed: stop the controller. Process context, no lock.
+ *	shaper, start the controller and show the ports' pacers. Process,
+ *	under vg_devices_lock.
+ * @detach: the device is out of the registry; its wrappers and shaper
+ *	are still there: stop the controller, remove what reads the
+ *	shaper. Process context, no lock.
  * @remove: the wrappers are gone: remove the directory, whose release
  *	frees @dev. Process context, no lock.
  * @rename: @dev->name changed. Process context, under vg_devices_lock.

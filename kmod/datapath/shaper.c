@@ -351,7 +351,8 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 	for (i = 0; i < sh->nports; i++)
 		if (vg_shaper_port_init(&sh->ports[i]))
 			goto nomem;
-	sh->active = true;
+	/* sysfs reads it without a lock: @nports is set before. */
+	smp_store_release(&sh->active, true);
 	return 0;
 
 nomem:
@@ -399,13 +400,29 @@ void vg_shaper_settings(struct vg_shaper *sh,
 }
 
 /**
+ * vg_shaper_ports_paced() - how many ports a shaper paces apart
+ * @sh: the shaper
+ *
+ * Context: any; takes no lock.
+ * Return: @sh->nports, 0 if the shaper is not set up (before
+ * vg_shaper_init() succeeded, after vg_shaper_destroy()).
+ */
+u32 vg_shaper_ports_paced(const struct vg_shaper *sh)
+{
+	/* Pairs with the release in vg_shaper_init(): @nports is set. */
+	return smp_load_acquire(&sh->active) ? sh->nports : 0;
+}
+
+/**
  * vg_shaper_port_stats() - what a port's pacer does, for sysfs and netlink
  * @sh: the shaper
  * @idx: the port's index (0: the device's first port), below @sh->nports
  * @st: filled in
  *
  * Context: any; reads without the shaper lock (each value is read once,
- * the set need not be consistent).
+ * the set need not be consistent). The caller keeps the shaper set up:
+ * it holds vg_devices_lock while the device is in the registry, or reads
+ * from a sysfs file removed before the device detaches.
  */
 void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,
 			  struct vg_shaper_port_stats *st)
@@ -731,5 +748,5 @@ void vg_shaper_destroy(struct vg_shaper *sh)
 		vg_shaper_port_free(&sh->ports[i]);
 	kfree(sh->ports);
 	sh->ports = NULL;
-	sh->active = false;
+	WRITE_ONCE(sh->active, false);
 }

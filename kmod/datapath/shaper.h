@@ -115,7 +115,8 @@ struct vg_shaper_port {
  *	drain_sq until the QP's WRs are handed over, unload until every
  *	queue is empty
  * @draining: unload: post everything at once, shape nothing new
- * @active: the shaper was set up (the device can post)
+ * @active: the shaper was set up (the device can post); read without
+ *	the lock by vg_shaper_ports_paced()
  */
 struct vg_shaper {
 	spinlock_t lock;	/* see above */
@@ -180,6 +181,7 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
 			u32 port_num);
+u32 vg_shaper_ports_paced(const struct vg_shaper *sh);
 void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,
 			  struct vg_shaper_port_stats *st);
 void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,

@@ -18,7 +18,8 @@ TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
                 "split_wrs", "throttled_ns", "queued_wrs"}
 DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
-              "user_qps_enforced", "user_qps_refused"}
+              "user_qps_enforced", "user_qps_refused", "ports_paced",
+              "port_table"}
 DEV_DETAIL_FIELDS = DEV_FIELDS | {
     "max_rate", "max_ops", "target_p99_ns", "aimd_step", "aimd_period_ns",
     "chunk_nolat", "chunk_table", "op_costs", "lat_each", "enforce",

@@ -80,6 +80,9 @@ def test_device_attributes_match_ib_core(guest):
     # User QPs (test_user_qps_policy.py checks the policy).
     assert (shown.pop("user_qps_enforced"), shown.pop("user_qps_refused")) \
         == (False, 0)
+    # Its one port, paced apart (test_dev_ports.py checks the pacing).
+    assert shown.pop("ports_paced") == 1
+    assert [p["port"] for p in shown.pop("port_table")] == [1]
     assert shown == {"index": core["ifindex"], "name": guest.rxe_dev,
                      "driver": "rdma_rxe", "ports": 1, "node_guid": ib_guid}
     status = json.loads(guest.cli("-j status").out)
@@ -92,7 +95,8 @@ def test_unload_while_readers_and_links_churn(guest):
     """sysfs readers, netlink dumps and link churn race with rmmod."""
     cli = guest.build_dir / "userspace" / "cli" / "verbsgate"
     readers = guest.spawn(
-        f"while :; do cat {SYSFS}/devices/*/* >/dev/null 2>&1; "
+        f"while :; do cat {SYSFS}/devices/*/* "
+        f"{SYSFS}/devices/*/paced_ports/*/* >/dev/null 2>&1; "
         f"{cli} dev show >/dev/null 2>&1; done", "/tmp/readers.log")
     churn = guest.spawn(
         "while :; do rdma link add vgchurn type rxe netdev vg1; "

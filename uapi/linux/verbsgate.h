@@ -68,8 +68,10 @@ enum verbsgate_cmd {
 	 * One device (request carries DEV_INDEX or DEV_NAME; both must name
 	 * the same device) or, with NLM_F_DUMP, every device verbsgate is
 	 * attached to. Reply: DEV_INDEX, DEV_NAME, DEV_DRIVER, DEV_PORTS,
-	 * DEV_NODE_GUID, the settings DEV_SET takes and the controller's
-	 * state (DEV_MAX_CHUNK .. DEV_AIMD_DECREASES).
+	 * DEV_NODE_GUID, the settings DEV_SET takes, the controller's
+	 * state (DEV_MAX_CHUNK .. DEV_AIMD_DECREASES), the QPs by
+	 * enforcement and how each port is paced (DEV_PORTS_PACED,
+	 * DEV_PORT_TABLE).
 	 */
 	VERBSGATE_CMD_DEV_GET,
 	/*
@@ -219,6 +221,17 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_DEV_USER_QPS,
 	VERBSGATE_ATTR_DEV_USER_QPS_ENFORCED,
 	VERBSGATE_ATTR_DEV_USER_QPS_REFUSED,
+
+	/*
+	 * How each port is paced (DEV_GET replies). PORTS_PACED (u32): how
+	 * many of the device's DEV_PORTS ports the shaper paces apart, each
+	 * at its own rate, from the first; QPs of the ports above are paced
+	 * with the first. 0: the device is not shaped (no memory for its
+	 * shaper, or no QPs to shape). PORT_TABLE: nested array, one entry
+	 * of enum verbsgate_port_attr per port paced apart; absent if none.
+	 */
+	VERBSGATE_ATTR_DEV_PORTS_PACED,
+	VERBSGATE_ATTR_DEV_PORT_TABLE,
 
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
@@ -387,6 +400,32 @@ enum verbsgate_opcost_attr {
 
 	__VERBSGATE_OPCOST_ATTR_MAX,
 	VERBSGATE_OPCOST_ATTR_MAX = __VERBSGATE_OPCOST_ATTR_MAX - 1
+};
+
+/*
+ * One entry of VERBSGATE_ATTR_DEV_PORT_TABLE: one port's pacer. The first
+ * port's runs at SafeUtil (DEV_SAFE_UTIL); each other port's at the same
+ * fraction of its own link rate, or at SafeUtil once the operator set
+ * DEV_MAX_RATE, or where a link rate is unknown.
+ */
+enum verbsgate_port_attr {
+	VERBSGATE_PORT_ATTR_UNSPEC,
+	VERBSGATE_PORT_ATTR_PAD,
+	VERBSGATE_PORT_ATTR_NUM,	/* u32: port number (as `rdma link`) */
+	VERBSGATE_PORT_ATTR_LINK_RATE,	/* u64: link data rate, bytes/s; 0: unknown */
+	VERBSGATE_PORT_ATTR_RATE,	/* u64: the pacer's rate; 0: unlimited */
+	VERBSGATE_PORT_ATTR_OP_RATE,	/* u64: the pacer's op/s; 0: unlimited */
+	VERBSGATE_PORT_ATTR_QPS,	/* u32: shaped QPs on the port now */
+	/*
+	 * u64 each, monotonic: payload bytes and operations (chunks, and
+	 * WRs posted whole) the pacer let through. WRs of latency tenants,
+	 * which verbsgate does not pace, are not counted.
+	 */
+	VERBSGATE_PORT_ATTR_PACED_BYTES,
+	VERBSGATE_PORT_ATTR_PACED_OPS,
+
+	__VERBSGATE_PORT_ATTR_MAX,
+	VERBSGATE_PORT_ATTR_MAX = __VERBSGATE_PORT_ATTR_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_VERBSGATE_H */

@@ -21,9 +21,26 @@ const char *user_qps_name(bool deny)
 	return deny ? "deny" : "allow";
 }
 
+// A port's link rate, 0 if its device did not say
+std::string rate_or_unknown(uint64_t r)
+{
+	return r ? format_rate(r) : "unknown";
+}
+
+// A pacer's rates, 0 when it does not limit
+std::string rate_or_unlimited(uint64_t r)
+{
+	return r ? format_rate(r) : "unlimited";
+}
+
+std::string ops_or_unlimited(uint64_t n)
+{
+	return n ? std::to_string(n) : "unlimited";
+}
+
 unsigned views(bool details)
 {
-	return kDevKey | kDevInfo | kDevQps |
+	return kDevKey | kDevInfo | kDevQps | kDevPorts |
 	       (details ? kDevSettings | kDevState : 0);
 }
 
@@ -59,6 +76,31 @@ const Table<OpCost> &op_cost_table()
 	return t;
 }
 
+const Table<PortPacing> &port_table()
+{
+	using P = PortPacing;
+	static const Table<P> t = {
+		row(VERBSGATE_PORT_ATTR_NUM, &P::port).shows("port %s")
+			.key("port"),
+		row(VERBSGATE_PORT_ATTR_LINK_RATE, &P::link_rate,
+		    unit<uint64_t>(rate_or_unknown))
+			.shows(" link %s").key("link_rate"),
+		row(VERBSGATE_PORT_ATTR_RATE, &P::rate,
+		    unit<uint64_t>(rate_or_unlimited))
+			.shows(" rate %s").key("rate"),
+		row(VERBSGATE_PORT_ATTR_OP_RATE, &P::op_rate,
+		    unit<uint64_t>(ops_or_unlimited))
+			.shows(" op-rate %s").key("op_rate"),
+		row(VERBSGATE_PORT_ATTR_QPS, &P::qps).shows(" qps %s")
+			.key("qps"),
+		row(VERBSGATE_PORT_ATTR_PACED_BYTES, &P::paced_bytes)
+			.shows(" paced-bytes %s").key("paced_bytes"),
+		row(VERBSGATE_PORT_ATTR_PACED_OPS, &P::paced_ops)
+			.shows(" paced-ops %s").key("paced_ops"),
+	};
+	return t;
+}
+
 // Rows in JSON order; text lines (at) order them otherwise where the two
 // have always differed.
 const Table<Device> &device_table()
@@ -77,6 +119,8 @@ const Table<Device> &device_table()
 			.in(kDevInfo).shows(" driver %s").key("driver"),
 		row(VERBSGATE_ATTR_DEV_PORTS, &D::ports)
 			.in(kDevInfo).shows(" ports %s").key("ports"),
+		row(VERBSGATE_ATTR_DEV_PORTS_PACED, &D::ports_paced)
+			.in(kDevPorts).shows(" ports-paced %s").key("ports_paced"),
 		row(VERBSGATE_ATTR_DEV_NODE_GUID, &D::node_guid,
 		    words<uint64_t>(format_guid))
 			.in(kDevInfo).shows(" node_guid %s").key("node_guid"),
@@ -150,6 +194,10 @@ const Table<Device> &device_table()
 		row(VERBSGATE_ATTR_DEV_AIMD_DECREASES, &D::aimd_decreases)
 			.in(kDevState).at(5).shows(" aimd-decreases %s")
 			.key("aimd_decreases"),
+		// A line per port, after the device's own.
+		entries(VERBSGATE_ATTR_DEV_PORT_TABLE, &D::port_table,
+			port_table(), {"\n    ", false})
+			.in(kDevPorts).at(6).shows(" %s").key("port_table"),
 	};
 	return t;
 }

@@ -29,6 +29,17 @@ struct OpCost {
 	std::optional<uint32_t> units;
 };
 
+// One entry of VERBSGATE_ATTR_DEV_PORT_TABLE: how a port is paced.
+struct PortPacing {
+	uint32_t port = 0;
+	uint64_t link_rate = 0;		// 0: unknown
+	uint64_t rate = 0;		// 0: unlimited
+	uint64_t op_rate = 0;		// 0: unlimited
+	uint32_t qps = 0;
+	uint64_t paced_bytes = 0;
+	uint64_t paced_ops = 0;
+};
+
 struct Device {
 	uint32_t index = 0;
 	std::string name;
@@ -63,6 +74,9 @@ struct Device {
 	std::optional<uint64_t> ref_p99_ns;	// 0: none yet
 	std::optional<uint64_t> aimd_increases;
 	std::optional<uint64_t> aimd_decreases;
+	// ports: how many the shaper paces apart, and how
+	std::optional<uint32_t> ports_paced;
+	std::vector<PortPacing> port_table;
 };
 
 // The groups of the device table's rows.
@@ -72,15 +86,19 @@ enum : unsigned {
 	kDevQps = 4,
 	kDevSettings = 8,
 	kDevState = 16,
+	kDevPorts = 32,
 };
 
-// enum verbsgate_chunk_attr, enum verbsgate_opcost_attr
+// enum verbsgate_chunk_attr, enum verbsgate_opcost_attr,
+// enum verbsgate_port_attr
 const Table<ChunkEntry> &chunk_entry_table();
 const Table<OpCost> &op_cost_table();
+const Table<PortPacing> &port_table();
 const Table<Device> &device_table();
 
-// As `dev show` prints a device (and `monitor` a device event); with
-// details its settings and state. The text ends without a newline.
+// As `dev show` prints a device (and `monitor` a device event), with how
+// each port is paced; with details its settings and state. The text
+// ends without a newline.
 std::string dev_text(const Device &d, bool details);
 void dev_json(JsonWriter &w, const Device &d, bool details);
 

@@ -99,6 +99,9 @@ TEST(Tables, EveryUapiAttributeOnce)
 	for (int t : range(VERBSGATE_ATTR_DEV_USER_QPS,
 			   VERBSGATE_ATTR_DEV_USER_QPS_REFUSED))
 		dev.push_back(t);
+	for (int t : range(VERBSGATE_ATTR_DEV_PORTS_PACED,
+			   VERBSGATE_ATTR_DEV_PORT_TABLE))
+		dev.push_back(t);
 	// No kernel sends QP_WEIGHT yet; the CLI has nothing to show of it.
 	vector<int> qp = {VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NAME,
 			  VERBSGATE_ATTR_TENANT_NAME, VERBSGATE_ATTR_TENANT_ID};
@@ -119,6 +122,8 @@ TEST(Tables, EveryUapiAttributeOnce)
 		  range(VERBSGATE_CHUNK_ATTR_SIZE, VERBSGATE_CHUNK_ATTR_MAX));
 	EXPECT_EQ(attrs(op_cost_table()),
 		  range(VERBSGATE_OPCOST_ATTR_CLASS, VERBSGATE_OPCOST_ATTR_MAX));
+	EXPECT_EQ(attrs(port_table()),
+		  range(VERBSGATE_PORT_ATTR_NUM, VERBSGATE_PORT_ATTR_MAX));
 
 	// Together they cover the uapi, but for padding and QP_WEIGHT.
 	std::set<int> all;
@@ -161,6 +166,7 @@ TEST(Tables, TextAndJsonShowTheSameFields)
 	EXPECT_EQ(json_only(counters_table()), std::set<std::string>{});
 	EXPECT_EQ(json_only(chunk_entry_table()), std::set<std::string>{});
 	EXPECT_EQ(json_only(op_cost_table()), std::set<std::string>{});
+	EXPECT_EQ(json_only(port_table()), std::set<std::string>{});
 	EXPECT_EQ(json_only(status_table()),
 		  (std::set<std::string>{"devices", "version"}));
 }
@@ -180,6 +186,7 @@ TEST(Tables, EverySentRowIsReadBack)
 	check(device_table());
 	check(chunk_entry_table());
 	check(op_cost_table());
+	check(port_table());
 	check(qp_table());
 }
 

@@ -2,9 +2,11 @@
 // Replies as the CLI reads and prints them: attributes built with libnl,
 // parsed into objects, formatted.
 #include "commands.h"
+#include "device.h"
 #include "genl_msg.h"
 #include "json.h"
 #include "qp.h"
+#include "replies.h"
 
 #include <linux/verbsgate.h>
 #include <netlink/attr.h>
@@ -186,4 +188,108 @@ TEST(ParseQp, TypesAndAddresslessQps)
 		EXPECT_NE(json(q).find(std::string("\"type\":\"") + name + "\""),
 			  std::string::npos);
 	}
+}
+
+namespace {
+
+Device device_with_ports(uint32_t paced)
+{
+	Msg msg;
+	vg::test::put_device(msg.m.get(), 0);
+	vg::test::put_ports(msg.m.get(), paced);
+	return decode(device_table(), vg::test::attrs_of(msg).data());
+}
+
+std::string json(const Device &d, bool details)
+{
+	JsonWriter w;
+
+	dev_json(w, d, details);
+	return w.str();
+}
+
+}  // namespace
+
+TEST(ParseDevice, EachPortsPacing)
+{
+	Device d = device_with_ports(2);
+	ASSERT_EQ(d.ports_paced, 2u);
+	ASSERT_EQ(d.port_table.size(), 2u);
+	EXPECT_EQ(d.port_table[0].port, 1u);
+	EXPECT_EQ(d.port_table[0].link_rate, 3125000000u);
+	EXPECT_EQ(d.port_table[0].rate, 2500000000u);
+	EXPECT_EQ(d.port_table[0].op_rate, 24000000u);
+	EXPECT_EQ(d.port_table[0].qps, 3u);
+	EXPECT_EQ(d.port_table[0].paced_bytes, 1048576u);
+	EXPECT_EQ(d.port_table[0].paced_ops, 256u);
+	EXPECT_EQ(d.port_table[1].port, 2u);
+
+	// A line per port, after the device's own lines.
+	const std::string ports =
+		"\n    port 1 link 25Gbit rate 20Gbit op-rate 24000000 qps 3 "
+		"paced-bytes 1048576 paced-ops 256"
+		"\n    port 2 link unknown rate 20Gbit op-rate unlimited qps 0 "
+		"paced-bytes 0 paced-ops 0";
+	EXPECT_EQ(dev_text(d, false),
+		  "2: rxe0: driver rdma_rxe ports 1 ports-paced 2 "
+		  "node_guid fc12:e5ff:fea5:e393"
+		  "\n    qps enforced 5 tracked 1 unsupported 2 untracked 9" +
+			  ports);
+	std::string details = dev_text(d, true);
+	ASSERT_GT(details.size(), ports.size());
+	EXPECT_EQ(details.substr(details.size() - ports.size()), ports);
+	EXPECT_NE(details.find("aimd-decreases 2" + ports), std::string::npos);
+
+	EXPECT_EQ(json(d, false),
+		  "{\"index\":2,\"name\":\"rxe0\",\"driver\":\"rdma_rxe\","
+		  "\"ports\":1,\"ports_paced\":2,"
+		  "\"node_guid\":\"fc12:e5ff:fea5:e393\",\"qps\":{"
+		  "\"enforced\":5,\"tracked\":1,\"unsupported\":2,"
+		  "\"untracked\":9},\"port_table\":["
+		  "{\"port\":1,\"link_rate\":3125000000,\"rate\":2500000000,"
+		  "\"op_rate\":24000000,\"qps\":3,\"paced_bytes\":1048576,"
+		  "\"paced_ops\":256},"
+		  "{\"port\":2,\"link_rate\":0,\"rate\":2500000000,"
+		  "\"op_rate\":0,\"qps\":0,\"paced_bytes\":0,"
+		  "\"paced_ops\":0}]}");
+	// With the settings and state, the ports still end the object.
+	std::string j = json(d, true);
+	EXPECT_NE(j.find("\"aimd_decreases\":2,\"port_table\":["),
+		  std::string::npos);
+}
+
+TEST(ParseDevice, UnshapedDeviceHasNoPortLines)
+{
+	Device d = device_with_ports(0);
+	EXPECT_EQ(d.ports_paced, 0u);
+	EXPECT_TRUE(d.port_table.empty());
+	EXPECT_EQ(dev_text(d, false),
+		  "2: rxe0: driver rdma_rxe ports 1 ports-paced 0 "
+		  "node_guid fc12:e5ff:fea5:e393"
+		  "\n    qps enforced 5 tracked 1 unsupported 2 untracked 9");
+	std::string j = json(d, false);
+	EXPECT_NE(j.find("\"ports_paced\":0"), std::string::npos);
+	EXPECT_EQ(j.find("port_table"), std::string::npos);
+}
+
+TEST(ParseDevice, PortEntriesNewerThanThisTool)
+{
+	Msg msg;
+	nl_msg *m = msg.m.get();
+	vg::test::put_device(m, 0);
+	nla_put_u32(m, VERBSGATE_ATTR_DEV_PORTS_PACED, 1);
+	nlattr *table = nla_nest_start(m, VERBSGATE_ATTR_DEV_PORT_TABLE |
+					      NLA_F_NESTED);
+	nlattr *e = nla_nest_start(m, 1 | NLA_F_NESTED);
+	nla_put_u32(m, VERBSGATE_PORT_ATTR_NUM, 1);
+	nla_put_u64(m, VERBSGATE_PORT_ATTR_PACED_BYTES, 7);
+	nla_put_u64(m, VERBSGATE_PORT_ATTR_MAX + 1, 9);  // newer than this tool
+	nla_nest_end(m, e);
+	nla_nest_end(m, table);
+
+	Device d = decode(device_table(), vg::test::attrs_of(msg).data());
+	ASSERT_EQ(d.port_table.size(), 1u);
+	EXPECT_EQ(d.port_table[0].port, 1u);
+	EXPECT_EQ(d.port_table[0].paced_bytes, 7u);
+	EXPECT_EQ(d.port_table[0].rate, 0u);
 }

@@ -121,6 +121,32 @@ inline void put_device(nl_msg *m, uint64_t target_p99)
 	nla_put_u32(m, VERBSGATE_ATTR_DEV_QPS_UNTRACKED, 9);
 }
 
+// How a device's ports are paced, as DEV_GET sends it after the rest:
+// `paced` ports; the first runs at 20 Gbit/s of a 25 Gbit/s link, the
+// others at the same fraction of a link of unknown rate, unlimited ops.
+inline void put_ports(nl_msg *m, uint32_t paced)
+{
+	nla_put_u32(m, VERBSGATE_ATTR_DEV_PORTS_PACED, paced);
+	if (!paced)
+		return;
+	nlattr *table = nla_nest_start(m, VERBSGATE_ATTR_DEV_PORT_TABLE |
+					      NLA_F_NESTED);
+	for (uint32_t i = 0; i < paced; i++) {
+		nlattr *e = nla_nest_start(m, int(i + 1) | NLA_F_NESTED);
+		nla_put_u32(m, VERBSGATE_PORT_ATTR_NUM, i + 1);
+		nla_put_u64(m, VERBSGATE_PORT_ATTR_LINK_RATE,
+			    i ? 0 : 3125000000u);
+		nla_put_u64(m, VERBSGATE_PORT_ATTR_RATE, 2500000000u);
+		nla_put_u64(m, VERBSGATE_PORT_ATTR_OP_RATE, i ? 0 : 24000000);
+		nla_put_u32(m, VERBSGATE_PORT_ATTR_QPS, i ? 0 : 3);
+		nla_put_u64(m, VERBSGATE_PORT_ATTR_PACED_BYTES,
+			    i ? 0 : 1048576);
+		nla_put_u64(m, VERBSGATE_PORT_ATTR_PACED_OPS, i ? 0 : 256);
+		nla_nest_end(m, e);
+	}
+	nla_nest_end(m, table);
+}
+
 // A QP as QP_GET sends it, with enforcement `e` and reason `r`.
 inline void put_qp(nl_msg *m, uint32_t e, uint32_t r, bool tenant)
 {
