@@ -3,9 +3,10 @@
 `guest` is one QEMU guest for the whole session. Before each test it is put
 in the base state (verbsgate not loaded, rxe0 present); after each test the
 kernel console is scanned, and a test during which the kernel oopsed,
-warned or panicked fails with the console excerpt. If a test kills the
-guest, the next test boots a fresh one. A failing test's report carries
-the tail of the guest console.
+warned or panicked fails with the console excerpt; so does one that left
+a regular file in /dev (removed, so that later tests get device nodes).
+If a test kills the guest, the next test boots a fresh one. A failing
+test's report carries the tail of the guest console.
 """
 import pytest
 
@@ -65,6 +66,13 @@ def guest(guest_holder, request):
             g.assert_no_kernel_errors(mark)
         except GuestError as e:
             pytest.fail(str(e), pytrace=False)
+        # A regular file in /dev (a write to a device path after the
+        # device went away) would take the name of a later device node.
+        stray = g.run("find /dev -maxdepth 1 -type f").out.split()
+        if stray:
+            g.run("rm -f " + " ".join(stray))
+            pytest.fail(f"the test left regular files in /dev: {stray}",
+                        pytrace=False)
     else:
         pytest.fail("the guest died during the test; its console:\n" +
                     (g.console_since(mark)[-8000:] or "(empty)"),

@@ -6,7 +6,8 @@ jobs concurrently in one fio invocation, each in its own reporting group
 (`new_group`), so each device gets its own bandwidth; `spawn()` does the
 same in the background, optionally over and over until stopped (a verify
 workload that lasts as long as the test needs it). Every invocation uses
-ioengine=libaio and direct=1 and writes JSON (`--output-format=json`).
+ioengine=libaio and direct=1, creates no file (its files are block
+devices) and writes JSON (`--output-format=json`).
 
 The guest is slow (TCG, software RDMA): keep sizes at tens of MiB and
 runtimes at 10-20 s.
@@ -18,7 +19,11 @@ from dataclasses import dataclass, field
 
 from testbed import Guest
 
-GLOBAL = {"ioengine": "libaio", "direct": 1}
+# allow_file_create=0: every job's file is a block device. A pass that
+# starts after its device went away (a repeating run across a disconnect)
+# must fail, not create a regular file of that name in /dev, where it
+# would stand in for the device node of the next namespace of that name.
+GLOBAL = {"ioengine": "libaio", "direct": 1, "allow_file_create": 0}
 
 # fio's stderr lines that report a failed I/O or verification.
 ERROR_LINE = re.compile(r"io_u error|verify|bad magic|bad header|crc32c|"

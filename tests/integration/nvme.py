@@ -143,7 +143,16 @@ def block_device(g: Guest, nqn: str, tries: int = 100) -> str:
                 "continue; "
                 "for n in $d/nvme*n*; do [ -b /dev/${n##*/} ] && "
                 "echo /dev/${n##*/} && exit 0; done; done; sleep 0.1; "
-                "done; exit 1", timeout=tries * 0.1 + 60, check=True)
+                "done; exit 1", timeout=tries * 0.1 + 60)
+    if not res.ok:
+        # A file that is not a device node, where the namespace's node
+        # belongs, keeps devtmpfs from making the node: name it.
+        stray = g.run("for f in /dev/nvme*n*; do [ -e $f ] && "
+                      "[ ! -b $f ] && [ ! -c $f ] && ls -l $f; done; true").out
+        raise AssertionError(
+            f"no block device of {nqn} after {tries * 0.1:g} s" +
+            (f"; not device nodes, left by an earlier writer:\n{stray}"
+             if stray.strip() else ""))
     return res.out.split()[0]
 
 
