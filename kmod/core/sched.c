@@ -699,10 +699,16 @@ int vg_sched_pick(struct vg_sched *s, u64 now, u32 *qp, u64 *next)
 {
 	u64 bnow = now + VG_TIME_BIAS;
 	const struct vg_heap_ent *e;
-	u32 id;
+	u32 id, n;
 
-	/* Release capped tenants whose clock has come. */
-	while (s->cap.n && !vg_before(bnow, s->cap.ent[0].key)) {
+	/*
+	 * Release capped tenants whose clock has come, earliest first, a
+	 * bounded number per pick: the caller holds its lock, and caps of
+	 * many tenants may come due at once. The others follow in the next
+	 * picks, each a pick later at most.
+	 */
+	for (n = 0; n < VG_SCHED_CAP_RELEASE && s->cap.n &&
+	     !vg_before(bnow, s->cap.ent[0].key); n++) {
 		id = s->cap.ent[0].id;
 		vg_heap_remove(&s->cap, id);
 		vg_tenant_enqueue(s, id, now);

@@ -78,8 +78,9 @@
  *	vg_sched_charge()			O(log n + log T)
  *	vg_sched_send_idle()			O(1)
  *	vg_sched_pick()				O(1), plus O(log T) for each capped
- *						tenant whose cap clock has come:
- *						they are all released in that pick
+ *						tenant whose cap clock has come,
+ *						at most VG_SCHED_CAP_RELEASE of
+ *						them per pick
  *	vg_sched_class_weights()		O(T)
  *	vg_sched_init()				O(memory): clears it
  *
@@ -87,7 +88,7 @@
  * level's entries through at most two directory blocks. So at the limits
  * (65536 QPs, 4096 tenants) a call makes at most one QP heap operation
  * (at most 9 entries moved) and a few tenant heap operations (at most 7
- * each; a pick one more per capped tenant it releases), plus at most
+ * each; a pick up to VG_SCHED_CAP_RELEASE more), plus at most
  * three blocks taken or returned (vg_sched_class_weights() and
  * vg_sched_init() aside); that, not the size of the pool or of a tenant,
  * bounds the time the caller holds its lock (docs/performance.md has the
@@ -125,6 +126,8 @@
 /* Largest single charge; larger costs are charged as this much. */
 #define VG_CHARGE_MAX		BIT_ULL(32)
 #define VG_SCHED_NONE		U32_MAX
+/* Capped tenants a pick releases at most (their cap clock has come). */
+#define VG_SCHED_CAP_RELEASE	4U
 /* Default credit kept by the rate clocks. */
 #define VG_RATE_SLACK_NS	(100 * NSEC_PER_USEC)
 

@@ -906,6 +906,49 @@ static void sched_rates(struct kunit *test)
 	KUNIT_EXPECT_GE(test, served(s, a) - sa, 450000000ULL);
 }
 
+/*
+ * Caps of many tenants come due at once: a pick releases at most
+ * VG_SCHED_CAP_RELEASE of them (the caller holds its lock meanwhile),
+ * the earliest first, and the next picks release the rest.
+ */
+static void sched_cap_release(struct kunit *test)
+{
+	const u64 rate = 1000000ULL;	/* 1 MB/s: a charge of 1 MB caps 1 s */
+	u32 tid[4 * VG_SCHED_CAP_RELEASE + 2], qp, left, picks, i;
+	const u32 n = ARRAY_SIZE(tid);
+	struct vg_sched *s = sched_new(test, n, n);
+	u64 now = NSEC_PER_SEC, next;
+
+	for (i = 0; i < n; i++) {
+		tid[i] = tenant_new(test, s, 1, 0, rate);
+		qp = qp_new(test, s, tid[i], 1);
+		vg_sched_activate(s, qp, now);
+		/* Tenant i's cap comes due i ms after tenant 0's. */
+		KUNIT_ASSERT_EQ(test, vg_sched_charge(s, qp, rate + i * 1000,
+						      now, true), 0);
+		KUNIT_ASSERT_EQ(test, s->tenants[tid[i]].state, VG_T_CAPPED);
+	}
+	KUNIT_ASSERT_EQ(test, s->cap.n, n);
+	/* Before any cap comes due, a pick says when the first one does. */
+	KUNIT_ASSERT_EQ(test, vg_sched_pick(s, now, &qp, &next), -EAGAIN);
+	KUNIT_EXPECT_GT(test, next, now);
+	KUNIT_EXPECT_LE(test, next, now + NSEC_PER_SEC);
+
+	now += 2 * NSEC_PER_SEC;	/* every cap has come due */
+	for (picks = 0; s->cap.n; picks++) {
+		left = s->cap.n;
+		KUNIT_ASSERT_EQ(test, vg_sched_pick(s, now, &qp, &next), 0);
+		KUNIT_EXPECT_EQ(test, left - s->cap.n,
+				min(left, VG_SCHED_CAP_RELEASE));
+		/* Released in the order their caps came due. */
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ(test,
+					s->tenants[tid[i]].state == VG_T_CAPPED,
+					i >= n - s->cap.n);
+	}
+	KUNIT_EXPECT_EQ(test, picks, DIV_ROUND_UP(n, VG_SCHED_CAP_RELEASE));
+}
+
 /* Mark block @b as used once more; it must be one the pool handed out. */
 static void mark_qblk(struct kunit *test, const struct vg_sched *s, u8 *seen,
 		      u32 b)
@@ -1652,6 +1695,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_work_conserving),
 	KUNIT_CASE(sched_vtime_wrap),
 	KUNIT_CASE(sched_rates),
+	KUNIT_CASE(sched_cap_release),
 	KUNIT_CASE(sched_random_ops),
 	KUNIT_CASE_PARAM(sched_pool, sched_pool_gen_params),
 	KUNIT_CASE(sched_send_idle_same),
