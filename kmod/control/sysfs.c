@@ -120,7 +120,6 @@ VG_DEVCFG_ATTR(ref_p99_ns, "%llu", v.ref_p99_ns);
 VG_DEVCFG_ATTR(aimd_increases, "%llu", v.ctrl.increases);
 VG_DEVCFG_ATTR(aimd_decreases, "%llu", v.ctrl.decreases);
 
-/* One line: "SIZE:UTIL_PPM" per entry, separated by spaces. */
 /* A device's tracked QPs in one enforcement state (vg_qp_enforcement()). */
 #define VG_QPS_ATTR(_name, _state)					\
 static ssize_t _name##_show(struct kobject *kobj,			\
@@ -184,6 +183,7 @@ static ssize_t ports_paced_show(struct kobject *kobj,
 
 static struct kobj_attribute ports_paced_attr = __ATTR_RO(ports_paced);
 
+/* One line: "SIZE:UTIL_PPM" per entry, separated by spaces. */
 static ssize_t chunk_table_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
