@@ -403,3 +403,32 @@ def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe, parts_bin):
     assert "wrs=4 cqes=3 recvs=1 data=ok" in done.out, done.out
     assert 0 < unload_held["part_left"] < 1 << 20, unload_held
     assert "wrs=4 cqes=3 recvs=1 data=ok" in unloaded.out, unloaded.out
+
+
+def test_policy_partly_released_wr_flushed(patched_rxe, parts_bin):
+    """A WRITE the policy holds halfway is flushed like any other WR when
+    its QP fails: every WR of the QP completes exactly once, in order,
+    from the partly sent WRITE on with IBV_WC_WR_FLUSH_ERR; the policy is
+    told (sq_flush) and unloads cleanly afterwards."""
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+    flag = "/tmp/parts-flush"
+    g.run(f"rm -f {flag}; insmod {PART_POLICY}", check=True)
+    try:
+        pid = g.spawn(f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 2 14 7 {flag}",
+                      "/tmp/parts-flush.log")
+        wait_mid_message(g, 32)
+        g.run(f"echo 1 >{SQHOLD_PARAMS}/hold", check=True)
+        held = sqhold_counters(g)
+        g.run(f"touch {flag}", check=True)
+        done = g.run(f"while kill -0 {pid} 2>/dev/null; do sleep 0.1; "
+                     "done; cat /tmp/parts-flush.log", timeout=300)
+        after = sqhold_counters(g)
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    print(f"\nheld: {held}\n{done.out.strip()}\nafter: {after}")
+    assert unload.ok, unload.out
+    assert 0 < held["part_left"] < 1 << 20, held
+    # All 8 WRs flushed: the first WRITE was the one held halfway.
+    assert "flushed=8" in done.out, done.out
+    assert after["flushes"] == 1, after

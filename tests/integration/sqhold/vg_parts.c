@@ -23,7 +23,15 @@
  *
  * and exits 0 when everything matched.
  *
- *   vg_parts DEV GID_INDEX SIZE COUNT TIMEOUT RETRY_CNT
+ * With FLUSH_FILE, A moves its QP to the error state once that file
+ * exists (while the policy holds part of a WR, say) and checks A's CQ
+ * instead:
+ * each WR completes exactly once, in order, the signaled ones that ran
+ * before the flush successfully, every other one from the first flushed
+ * on with IBV_WC_WR_FLUSH_ERR (unsignaled ones too). Prints
+ * "flushed=<n>" and exits 0 when that held.
+ *
+ *   vg_parts DEV GID_INDEX SIZE COUNT TIMEOUT RETRY_CNT [FLUSH_FILE]
  */
 #include <infiniband/verbs.h>
 #include <stdio.h>
@@ -142,6 +150,58 @@ static int expect(struct ibv_cq *cq, uint64_t want_id,
 	return 0;
 }
 
+/*
+ * Flush mode: WR i (wr_id i + 1) is unsignaled when i % 4 == 1. Returns
+ * the number of WRs flushed, or -1 when a completion was not the one due.
+ */
+static int check_flush(struct ibv_qp *qa, struct ibv_cq *scq, unsigned int nwr,
+		       const enum ibv_wc_opcode *wc_opcodes, uint32_t len,
+		       const char *flush_file)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	int flushed = 0, in_error = 0, n;
+	unsigned int next = 0;
+	long t0 = now_ms();
+	struct ibv_wc wc;
+
+	while (next < nwr && now_ms() - t0 < WAIT_MS) {
+		if (!in_error && !access(flush_file, F_OK)) {
+			if (ibv_modify_qp(qa, &a, IBV_QP_STATE))
+				die("ERR");
+			in_error = 1;
+		}
+		n = ibv_poll_cq(scq, 1, &wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		/* before the flush, only an unsignaled WR goes unreported */
+		if (!flushed && wc.status == IBV_WC_SUCCESS &&
+		    wc.wr_id == next + 2 && next % 4 == 1)
+			next++;
+		if (wc.wr_id != next + 1 ||
+		    (wc.status == IBV_WC_SUCCESS &&
+		     (flushed || wc.opcode != wc_opcodes[next % 4] ||
+		      wc.byte_len != len)) ||
+		    (wc.status != IBV_WC_SUCCESS &&
+		     wc.status != IBV_WC_WR_FLUSH_ERR)) {
+			printf("wr %llu: %s, expected wr %u\n",
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status), next + 1);
+			return -1;
+		}
+		flushed += wc.status == IBV_WC_WR_FLUSH_ERR;
+		next++;
+	}
+	if (next < nwr) {
+		printf("no completion for wr %u\n", next + 1);
+		return -1;
+	}
+	return expect(scq, 0, 0, 0, 200) ? -1 : flushed;
+}
+
 int main(int argc, char **argv)
 {
 	static const enum ibv_wr_opcode opcodes[] = {
@@ -166,9 +226,9 @@ int main(int argc, char **argv)
 	size_t size, total, n;
 	char *src, *dst;
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: %s DEV GID_INDEX SIZE COUNT TIMEOUT RETRY_CNT\n",
-			argv[0]);
+	if (argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX SIZE COUNT %s\n",
+			argv[0], "TIMEOUT RETRY_CNT [FLUSH_FILE]");
 		return 2;
 	}
 	gid_index = atoi(argv[2]);
@@ -239,6 +299,13 @@ int main(int argc, char **argv)
 		}
 		if (ibv_post_send(qa, &wr, &bad_wr))
 			die("ibv_post_send");
+	}
+
+	if (argc == 8) {
+		bad = check_flush(qa, scq, 4 * count, wc_opcodes, size,
+				  argv[7]);
+		printf("flushed=%d\n", bad);
+		return bad <= 0;
 	}
 
 	for (i = 0; i < 4 * count && !bad; i++) {
