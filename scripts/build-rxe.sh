@@ -17,12 +17,15 @@ tree=$("$repo/scripts/kernel-tree.sh")
 series=$(ls "$repo"/driver-patches/rdma_rxe/*.patch)
 
 # git apply acts as a plain patch(1) outside a git work tree; keep it from
-# finding this checkout's repository above the directory it patches.
+# finding this checkout's repository above the directory it patches. The
+# series goes in as one input: given as separate files, --check would
+# check each patch against the unpatched tree, and a patch that changes
+# what an earlier one added would not apply.
 apply() {
 	dir=$1
 	shift
-	(cd "$dir" && GIT_CEILING_DIRECTORIES=$(dirname "$dir") \
-		git apply -p1 "$@" $series)
+	cat $series | (cd "$dir" && GIT_CEILING_DIRECTORIES=$(dirname "$dir") \
+		git apply -p1 "$@")
 }
 
 if [ "${1:-}" = --check ]; then

@@ -13,6 +13,11 @@ vg_sqhold (tests/integration/sqhold), a test policy, shows that a WQE a
 user QP writes into its ring without ringing the doorbell, which stock
 rxe executes the next time the requester runs, stays unexecuted while
 the policy holds it and runs once the policy's timer releases it.
+
+With part_bytes, vg_sqhold releases large WRITEs and SENDs a few packets
+at a time (rxe_sq_release_bytes()): their data must arrive intact with
+exactly the completions stock rxe gives, without retransmissions, and a
+pause inside a message longer than the QP's timeout must not fail it.
 """
 import re
 import subprocess
@@ -29,6 +34,10 @@ SQHOLD = REPO / "tests" / "integration" / "sqhold"
 SQHOLD_MODULE = SQHOLD / "vg_sqhold.ko"
 SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
 NODOORBELL = BUILD_DIR / "tests" / "vg_nodoorbell"
+PARTS = BUILD_DIR / "tests" / "vg_parts"
+# vg_sqhold releasing 4 KB (four 1 KB packets) of a WQE per timer tick
+PART_POLICY = f"{SQHOLD_MODULE} part_bytes=4096 period_ms=1"
+HW_COUNTERS = "/sys/class/infiniband/{dev}/ports/1/hw_counters"
 
 
 def gid_index(g, addr: str) -> int:
@@ -38,6 +47,20 @@ def gid_index(g, addr: str) -> int:
                 f"grep -qx {ipv4_gid(addr)} $i && echo $i && exit 0; "
                 "sleep 0; done; exit 1", check=True)
     return int(res.out.split()[0])
+
+
+def hw_counters(g) -> dict:
+    """rxe0's hardware counters (retries, duplicates, packets)."""
+    path = HW_COUNTERS.format(dev=g.rxe_dev)
+    out = g.run(f"cd {path} && grep . *", check=True).out
+    return {k: int(v) for k, v in re.findall(r"^(\w+):(\d+)$", out, re.M)}
+
+
+def sqhold_counters(g) -> dict:
+    """vg_sqhold's counters."""
+    out = g.run(f"cd {SQHOLD_PARAMS} && grep . qps posted timer_released "
+                "parts part_left flushes", check=True).out
+    return {k: int(v) for k, v in re.findall(r"^(\w+):(-?\d+)$", out, re.M)}
 
 
 @pytest.fixture
@@ -141,10 +164,12 @@ def run_rdma_core_suite(g) -> dict:
 
 
 def test_rdma_core_conformance_stock_vs_patched(guest):
-    """Same guest: stock rdma_rxe, patched rdma_rxe with no policy, and
-    patched rdma_rxe with vg_sqhold releasing every WQE as it is posted.
-    rdma-core's suite must give identical counts and the same broken
-    tests in all three."""
+    """Same guest: stock rdma_rxe, patched rdma_rxe with no policy,
+    patched rdma_rxe with vg_sqhold releasing every WQE as it is posted,
+    and with vg_sqhold releasing WQEs of more than 512 bytes 512 bytes at
+    a time (the suite's messages are mostly 1 KB, one packet: they wait
+    for two parts; READs and atomics go whole). rdma-core's suite must
+    give identical counts and the same broken tests in all four."""
     assert not guest.rxe_patched()
     runs = {"stock": run_rdma_core_suite(guest)}
     res = guest.load_rxe(patched=True)
@@ -157,17 +182,24 @@ def test_rdma_core_conformance_stock_vs_patched(guest):
         governed = guest.run(f"cat {SQHOLD_PARAMS}/qps {SQHOLD_PARAMS}/posted",
                              check=True).out.split()
         guest.run("rmmod vg_sqhold", check=True)
+        guest.run(f"insmod {SQHOLD_MODULE} part_bytes=512 period_ms=1",
+                  check=True)
+        runs["patched+parts"] = run_rdma_core_suite(guest)
+        parted = sqhold_counters(guest)
+        guest.run("rmmod vg_sqhold", check=True)
     finally:
         res = guest.load_rxe(patched=False)
     assert res.ok, res.out
     print("\nrdma-core suite:\n" + "\n".join(
         f"  {name:15} {counts}" for name, counts in runs.items()) +
-        f"\n  the policy governed {governed[0]} QPs, {governed[1]} WQEs")
+        f"\n  the policy governed {governed[0]} QPs, {governed[1]} WQEs"
+        f"\n  releasing in parts: {parted}")
     assert runs["stock"]["tests"] > 0
     assert int(governed[0]) > 0 and int(governed[1]) > 0
+    assert parted["parts"] > 0 and parted["timer_released"] > 0, parted
     keys = ("tests", "skipped", "failures", "errors", "expected failures",
             "unexpected successes", "broken")
-    for name in ("patched", "patched+policy"):
+    for name in ("patched", "patched+policy", "patched+parts"):
         assert {k: runs[name][k] for k in keys} == \
             {k: runs["stock"][k] for k in keys}, name
 
@@ -257,3 +289,146 @@ def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe,
                  timeout=60)
     assert "iters in" in done.out, done.out
     assert not re.search(r"invalid|fail", done.out, re.I), done.out
+
+
+@pytest.fixture(scope="module")
+def parts_bin():
+    """vg_parts, built once for this file's tests."""
+    PARTS.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["gcc", "-O2", "-Wall", "-o", str(PARTS),
+                    str(SQHOLD / "vg_parts.c"), "-libverbs"], check=True)
+    return PARTS
+
+
+def test_policy_releases_wrs_in_parts(patched_rxe, parts_bin):
+    """1 MB WRITEs and SENDs released 4 KB at a time arrive intact, each
+    signaled WR with exactly one completion carrying its wr_id, opcode
+    and length, each SEND in one receive; 1 MB READs behind them, which
+    rxe does not send in parts, go whole. The last packet of each part
+    asks for its ACK, so nothing waits for the retransmit timer."""
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+    before = hw_counters(g)
+    g.run(f"insmod {PART_POLICY}", check=True)
+    try:
+        # 2 rounds of signaled WRITE, unsignaled WRITE, SEND, READ,
+        # 1 MB each;
+        # timeout 18 (about 1 s), retry_cnt 7 as ibv_rc_pingpong uses.
+        res = g.run(f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 2 18 7",
+                    timeout=300)
+        mid = sqhold_counters(g)
+        # RC SEND/RECV, every received buffer checked (--chk).
+        server = serve(g, f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                       "-s 262144 -n 10 -c -p 18953", 18953,
+                       "/tmp/parts-server.log")
+        try:
+            client = g.run(f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                           f"-s 262144 -n 10 -c -p 18953 {g.ip}",
+                           timeout=300)
+        finally:
+            stop(g, server)
+        server_log = g.run("cat /tmp/parts-server.log").out
+        counters = sqhold_counters(g)
+    finally:
+        g.run("rmmod vg_sqhold", check=True)
+    after = hw_counters(g)
+    delta = {k: after[k] - before.get(k, 0) for k in after
+             if after[k] != before.get(k, 0)}
+    print(f"\nvg_parts: {res.out.strip()}\nafter vg_parts: {mid}\n"
+          f"after pingpong: {counters}\nrxe counters: {delta}")
+    assert res.ok and "data=ok" in res.out, res.out
+    assert "wrs=8 cqes=6 recvs=2" in res.out, res.out
+    # Each 1 MB WRITE and SEND went out in 256 parts of 4 KB: at least
+    # 255 partial releases for each of 6 WRs; the READs went whole.
+    assert mid["parts"] >= 6 * 255, mid
+    assert mid["timer_released"] >= 6 + 2, mid
+    assert client.ok and "iters in" in client.out, \
+        f"client:\n{client.out}\nserver:\n{server_log}"
+    assert not re.search(r"invalid|fail", client.out + server_log, re.I), \
+        client.out + server_log
+    # 20 SENDs of 256 KB more, 63 partial releases each.
+    assert counters["parts"] >= mid["parts"] + 20 * 63, counters
+    for name in ("completer_retry_err", "retry_exceeded_err",
+                 "duplicate_request"):
+        assert delta.get(name, 0) == 0, f"{name}: {delta}"
+
+
+def wait_mid_message(g, parts: int):
+    """Waits until vg_sqhold made at least parts partial releases."""
+    eventually(g, "partial releases",
+               lambda: sqhold_counters(g)["parts"] >= parts, True)
+
+
+def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe, parts_bin):
+    """A WRITE the policy stops releasing halfway for 2 s, four times the
+    QP's timeout (about 0.5 s), on a QP with retry_cnt 0, completes
+    successfully with its data once released: the retransmit timer that
+    fires during the pause does not count as a transport retry. The
+    same pause ended by unloading the policy, which releases the rest
+    of the WR, completes too."""
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+    cmd = f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 1 17 0"
+    g.run(f"insmod {PART_POLICY}", check=True)
+    try:
+        pid = g.spawn(cmd, "/tmp/parts-hold.log")
+        wait_mid_message(g, 32)
+        g.run(f"echo 1 >{SQHOLD_PARAMS}/hold", check=True)
+        held = sqhold_counters(g)
+        g.run("sleep 2")
+        still = sqhold_counters(g)
+        running = g.run(f"kill -0 {pid}").ok
+        g.run(f"echo 0 >{SQHOLD_PARAMS}/hold", check=True)
+        done = g.run(f"while kill -0 {pid} 2>/dev/null; do sleep 0.1; "
+                     "done; cat /tmp/parts-hold.log", timeout=300)
+
+        # The same, ended by unloading the policy mid-message.
+        base = sqhold_counters(g)["parts"]
+        pid = g.spawn(cmd, "/tmp/parts-unload.log")
+        wait_mid_message(g, base + 32)
+        g.run(f"echo 1 >{SQHOLD_PARAMS}/hold", check=True)
+        unload_held = sqhold_counters(g)
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    assert unload.ok, unload.out
+    unloaded = g.run(f"while kill -0 {pid} 2>/dev/null; do sleep 0.1; "
+                     "done; cat /tmp/parts-unload.log", timeout=300)
+    print(f"\nheld: {held}\nafter 2 s: {still}\n{done.out.strip()}\n"
+          f"held for unload: {unload_held}\n{unloaded.out.strip()}")
+    # Held inside the first WRITE, which was still running, and nothing
+    # was released for the 2 s.
+    assert 0 < held["part_left"] < 1 << 20, held
+    assert still["parts"] == held["parts"], (held, still)
+    assert running
+    assert "wrs=4 cqes=3 recvs=1 data=ok" in done.out, done.out
+    assert 0 < unload_held["part_left"] < 1 << 20, unload_held
+    assert "wrs=4 cqes=3 recvs=1 data=ok" in unloaded.out, unloaded.out
+
+
+def test_policy_partly_released_wr_flushed(patched_rxe, parts_bin):
+    """A WRITE the policy holds halfway is flushed like any other WR when
+    its QP fails: every WR of the QP completes exactly once, in order,
+    from the partly sent WRITE on with IBV_WC_WR_FLUSH_ERR; the policy is
+    told (sq_flush) and unloads cleanly afterwards."""
+    g = patched_rxe
+    idx = gid_index(g, g.ip)
+    flag = "/tmp/parts-flush"
+    g.run(f"rm -f {flag}; insmod {PART_POLICY}", check=True)
+    try:
+        pid = g.spawn(f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 2 14 7 {flag}",
+                      "/tmp/parts-flush.log")
+        wait_mid_message(g, 32)
+        g.run(f"echo 1 >{SQHOLD_PARAMS}/hold", check=True)
+        held = sqhold_counters(g)
+        g.run(f"touch {flag}", check=True)
+        done = g.run(f"while kill -0 {pid} 2>/dev/null; do sleep 0.1; "
+                     "done; cat /tmp/parts-flush.log", timeout=300)
+        after = sqhold_counters(g)
+    finally:
+        unload = g.run("rmmod vg_sqhold")
+    print(f"\nheld: {held}\n{done.out.strip()}\nafter: {after}")
+    assert unload.ok, unload.out
+    assert 0 < held["part_left"] < 1 << 20, held
+    # All 8 WRs flushed: the first WRITE was the one held halfway.
+    assert "flushed=8" in done.out, done.out
+    assert after["flushes"] == 1, after

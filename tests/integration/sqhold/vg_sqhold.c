@@ -5,11 +5,22 @@
  * Governs every user QP created while it is loaded. While the @hold
  * parameter is 0 it releases each WQE as it is posted; while it is 1 it
  * holds them, and a timer (every @period_ms) releases whatever is held
- * once @hold is 0 again. Read-only counters: @qps governed so far,
- * @posted WQEs offered, @timer_released WQEs the timer released, @flushes
- * of held WQEs by rxe. Never load it outside the test bed.
+ * once @hold is 0 again.
+ *
+ * With @part_bytes set, an RDMA WRITE or SEND longer than that on an RC
+ * or UC QP, and any WQE posted while others are held, is held, and each
+ * tick of the timer releases @part_bytes more of the oldest held WQE of
+ * each QP (rxe_sq_release_bytes()): a large WRITE or SEND goes out in
+ * parts with a pause of a tick between them, any other WQE whole.
+ *
+ * Read-only counters: @qps governed so far, @posted WQEs offered,
+ * @timer_released WQEs the timer released wholly, @parts partial
+ * releases (some of the WQE still held after them), @part_left bytes
+ * still held of the WQE the last partial release was for, @flushes of
+ * held WQEs by rxe. Never load it outside the test bed.
  *
  *   insmod vg_sqhold.ko; echo 1 >/sys/module/vg_sqhold/parameters/hold
+ *   insmod vg_sqhold.ko part_bytes=4096 period_ms=1
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -25,7 +36,11 @@ static unsigned int period_ms = 50;
 module_param(period_ms, uint, 0444);
 MODULE_PARM_DESC(period_ms, "period of the releasing timer");
 
-static atomic_t qps, posted, timer_released, flushes;
+static unsigned int part_bytes;
+module_param(part_bytes, uint, 0444);
+MODULE_PARM_DESC(part_bytes, "release held WQEs this many bytes per tick");
+
+static atomic_t qps, posted, timer_released, parts, part_left, flushes;
 
 static int counter_get(char *buf, const struct kernel_param *kp)
 {
@@ -36,6 +51,8 @@ static const struct kernel_param_ops counter_ops = { .get = counter_get };
 module_param_cb(qps, &counter_ops, &qps, 0444);
 module_param_cb(posted, &counter_ops, &posted, 0444);
 module_param_cb(timer_released, &counter_ops, &timer_released, 0444);
+module_param_cb(parts, &counter_ops, &parts, 0444);
+module_param_cb(part_left, &counter_ops, &part_left, 0444);
 module_param_cb(flushes, &counter_ops, &flushes, 0444);
 
 struct sqhold_qp {
@@ -46,7 +63,7 @@ struct sqhold_qp {
 /*
  * sqhold_lock guards sqhold_qps: taken by the timer (softirq) and by
  * attach/detach (process context, with _bh). Taken before rxe's gate lock
- * (the timer calls rxe_sq_release() under it); never taken under it.
+ * (the timer calls rxe_sq_release*() under it); never taken under it.
  */
 static DEFINE_SPINLOCK(sqhold_lock);
 static LIST_HEAD(sqhold_qps);
@@ -77,18 +94,57 @@ static void sqhold_detach(struct ib_qp *qp, void *priv)
 	kfree(q);
 }
 
+/* Whether rxe sends @wqe in parts (include/rdma/rxe_sq_policy.h) */
+static bool sqhold_in_parts(struct ib_qp *qp, const struct rxe_send_wqe *wqe)
+{
+	if ((qp->qp_type != IB_QPT_RC && qp->qp_type != IB_QPT_UC) ||
+	    (wqe->wr.send_flags & IB_SEND_INLINE))
+		return false;
+	switch (wqe->wr.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* rxe's gate lock held, interrupts off */
 static u32 sqhold_post(struct ib_qp *qp, void *priv,
 		       const struct rxe_send_wqe *wqe, u32 held)
 {
 	atomic_inc(&posted);
-	return READ_ONCE(hold) ? 0 : held;
+	if (READ_ONCE(hold))
+		return 0;
+	if (!part_bytes)
+		return held;
+	/* what the timer would release whole in one tick goes now */
+	return held == 1 && (wqe->dma.length <= part_bytes ||
+			     !sqhold_in_parts(qp, wqe));
 }
 
 /* rxe's gate lock held, interrupts off */
 static void sqhold_flush(struct ib_qp *qp, void *priv)
 {
 	atomic_inc(&flushes);
+}
+
+/* timer (softirq), sqhold_lock held: @part_bytes more of @q's oldest WQE */
+static void sqhold_release_part(struct sqhold_qp *q)
+{
+	u32 left;
+
+	if (rxe_sq_release_bytes(q->qp, part_bytes, &left))
+		return;		/* nothing held */
+	if (left) {
+		atomic_inc(&parts);
+		atomic_set(&part_left, left);
+	} else {
+		atomic_inc(&timer_released);
+	}
 }
 
 /* timer (softirq) */
@@ -98,9 +154,13 @@ static void sqhold_tick(struct timer_list *t)
 
 	if (!READ_ONCE(hold)) {
 		spin_lock(&sqhold_lock);
-		list_for_each_entry(q, &sqhold_qps, node)
-			atomic_add(rxe_sq_release(q->qp, U32_MAX),
-				   &timer_released);
+		list_for_each_entry(q, &sqhold_qps, node) {
+			if (part_bytes)
+				sqhold_release_part(q);
+			else
+				atomic_add(rxe_sq_release(q->qp, U32_MAX),
+					   &timer_released);
+		}
 		spin_unlock(&sqhold_lock);
 	}
 	mod_timer(&sqhold_timer, jiffies + msecs_to_jiffies(period_ms));

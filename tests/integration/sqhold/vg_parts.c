@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vg_parts: large RDMA WRITEs and SENDs whose data and completions are
+ * checked exactly, for a send queue policy that releases WQEs in parts.
+ *
+ * Two RC QPs on one rxe device, connected to each other. QP A posts
+ * COUNT rounds of: a signaled WRITE of SIZE bytes, an unsignaled WRITE
+ * of SIZE bytes, a signaled SEND of SIZE bytes into a receive QP B
+ * posted beforehand and a signaled READ of SIZE bytes, every one from
+ * its own random source buffer to its own destination. Then it checks:
+ *
+ *  - A's CQ: exactly 3 * COUNT completions, in posting order, each with
+ *    its wr_id, status success, opcode (RDMA_WRITE, SEND or RDMA_READ)
+ *    and byte_len SIZE; none for the unsignaled WRITEs;
+ *  - B's CQ: exactly COUNT receive completions, in order, byte_len SIZE;
+ *  - no further completion on either CQ 200 ms after the last one;
+ *  - every destination equals its source.
+ *
+ * TIMEOUT and RETRY_CNT are A's RC timeout (4.096 us * 2^TIMEOUT) and
+ * transport retry count. Prints
+ *
+ *   wrs=<posted> cqes=<send CQEs> recvs=<recv CQEs> data=ok|bad
+ *
+ * and exits 0 when everything matched.
+ *
+ * With FLUSH_FILE, A moves its QP to the error state once that file
+ * exists (while the policy holds part of a WR, say) and checks A's CQ
+ * instead:
+ * each WR completes exactly once, in order, the signaled ones that ran
+ * before the flush successfully, every other one from the first flushed
+ * on with IBV_WC_WR_FLUSH_ERR (unsignaled ones too). Prints
+ * "flushed=<n>" and exits 0 when that held.
+ *
+ *   vg_parts DEV GID_INDEX SIZE COUNT TIMEOUT RETRY_CNT [FLUSH_FILE]
+ */
+#include <infiniband/verbs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAIT_MS 120000
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static void connect_qp(struct ibv_qp *qp, uint32_t dest, union ibv_gid *gid,
+		       int gid_index, int timeout, int retry_cnt)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_LOCAL_WRITE;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = timeout;
+	a.retry_cnt = retry_cnt;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RTS");
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *scq,
+			      struct ibv_cq *rcq, int depth)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp)
+		die("ibv_create_qp");
+	return qp;
+}
+
+/*
+ * Polls @cq for the next completion, or for none (want_id 0, for
+ * @wait_ms); checks it against what is expected next.
+ */
+static int expect(struct ibv_cq *cq, uint64_t want_id,
+		  enum ibv_wc_opcode opcode, uint32_t len, long wait_ms)
+{
+	long t0 = now_ms();
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && now_ms() - t0 < wait_ms)
+		usleep(200);
+	if (n < 0)
+		die("ibv_poll_cq");
+	if (!want_id) {
+		if (n)
+			printf("unexpected completion: wr %llu %s\n",
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status));
+		return n;
+	}
+	if (!n) {
+		printf("no completion for wr %llu\n",
+		       (unsigned long long)want_id);
+		return 1;
+	}
+	if (wc.wr_id != want_id || wc.status != IBV_WC_SUCCESS ||
+	    wc.opcode != opcode || wc.byte_len != len) {
+		printf("wr %llu: %s opcode %d byte_len %u, ",
+		       (unsigned long long)wc.wr_id,
+		       ibv_wc_status_str(wc.status), wc.opcode, wc.byte_len);
+		printf("expected wr %llu success opcode %d byte_len %u\n",
+		       (unsigned long long)want_id, opcode, len);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Flush mode: WR i (wr_id i + 1) is unsignaled when i % 4 == 1. Returns
+ * the number of WRs flushed, or -1 when a completion was not the one due.
+ */
+static int check_flush(struct ibv_qp *qa, struct ibv_cq *scq, unsigned int nwr,
+		       const enum ibv_wc_opcode *wc_opcodes, uint32_t len,
+		       const char *flush_file)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	int flushed = 0, in_error = 0, n;
+	unsigned int next = 0;
+	long t0 = now_ms();
+	struct ibv_wc wc;
+
+	while (next < nwr && now_ms() - t0 < WAIT_MS) {
+		if (!in_error && !access(flush_file, F_OK)) {
+			if (ibv_modify_qp(qa, &a, IBV_QP_STATE))
+				die("ERR");
+			in_error = 1;
+		}
+		n = ibv_poll_cq(scq, 1, &wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		/* before the flush, only an unsignaled WR goes unreported */
+		if (!flushed && wc.status == IBV_WC_SUCCESS &&
+		    wc.wr_id == next + 2 && next % 4 == 1)
+			next++;
+		if (wc.wr_id != next + 1 ||
+		    (wc.status == IBV_WC_SUCCESS &&
+		     (flushed || wc.opcode != wc_opcodes[next % 4] ||
+		      wc.byte_len != len)) ||
+		    (wc.status != IBV_WC_SUCCESS &&
+		     wc.status != IBV_WC_WR_FLUSH_ERR)) {
+			printf("wr %llu: %s, expected wr %u\n",
+			       (unsigned long long)wc.wr_id,
+			       ibv_wc_status_str(wc.status), next + 1);
+			return -1;
+		}
+		flushed += wc.status == IBV_WC_WR_FLUSH_ERR;
+		next++;
+	}
+	if (next < nwr) {
+		printf("no completion for wr %u\n", next + 1);
+		return -1;
+	}
+	return expect(scq, 0, 0, 0, 200) ? -1 : flushed;
+}
+
+int main(int argc, char **argv)
+{
+	static const enum ibv_wr_opcode opcodes[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE, IBV_WR_SEND,
+		IBV_WR_RDMA_READ,
+	};
+	static const enum ibv_wc_opcode wc_opcodes[] = {
+		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE, IBV_WC_SEND,
+		IBV_WC_RDMA_READ,
+	};
+	struct ibv_send_wr wr, *bad_wr;
+	struct ibv_recv_wr rwr, *bad_rwr;
+	struct ibv_cq *scq, *rcq, *bcq;
+	struct ibv_device **devs;
+	struct ibv_context *ctx;
+	int gid_index, count, i, bad = 0, cqes = 0, recvs = 0;
+	struct ibv_qp *qa, *qb;
+	struct ibv_sge sge;
+	union ibv_gid gid;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	size_t size, total, n;
+	char *src, *dst;
+
+	if (argc != 7 && argc != 8) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX SIZE COUNT %s\n",
+			argv[0], "TIMEOUT RETRY_CNT [FLUSH_FILE]");
+		return 2;
+	}
+	gid_index = atoi(argv[2]);
+	size = strtoul(argv[3], NULL, 0);
+	count = atoi(argv[4]);
+	if (!size || size > (1u << 30) || count < 1 || count > 64)
+		return 2;
+
+	devs = ibv_get_device_list(NULL);
+	for (n = 0; devs && devs[n]; n++)
+		if (!strcmp(ibv_get_device_name(devs[n]), argv[1]))
+			break;
+	if (!devs || !devs[n])
+		die(argv[1]);
+	ctx = ibv_open_device(devs[n]);
+	if (!ctx || ibv_query_gid(ctx, 1, gid_index, &gid))
+		die("open");
+	pd = ibv_alloc_pd(ctx);
+	scq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
+	bcq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
+	/* per round: four sources, then four destinations */
+	total = 8 * size * count;
+	src = aligned_alloc(4096, (total + 4095) & ~4095ul);
+	if (!pd || !scq || !rcq || !bcq || !src)
+		die("alloc");
+	dst = src + 4 * size * count;
+	srand(getpid());
+	for (n = 0; n < 4 * size * count; n++)
+		src[n] = (char)rand();
+	memset(dst, 0, 4 * size * count);
+	mr = ibv_reg_mr(pd, src, total, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr)
+		die("ibv_reg_mr");
+	qa = make_qp(pd, scq, bcq, 4 * count);
+	qb = make_qp(pd, bcq, rcq, 4 * count);
+	connect_qp(qa, qb->qp_num, &gid, gid_index, atoi(argv[5]),
+		   atoi(argv[6]));
+	connect_qp(qb, qa->qp_num, &gid, gid_index, 14, 7);
+
+	for (i = 0; i < count; i++) {
+		memset(&rwr, 0, sizeof(rwr));
+		sge = (struct ibv_sge){ .addr = (uintptr_t)dst +
+						(4 * i + 2) * size,
+					.length = size, .lkey = mr->lkey };
+		rwr.wr_id = i + 1;
+		rwr.sg_list = &sge;
+		rwr.num_sge = 1;
+		if (ibv_post_recv(qb, &rwr, &bad_rwr))
+			die("ibv_post_recv");
+	}
+	for (i = 0; i < 4 * count; i++) {
+		memset(&wr, 0, sizeof(wr));
+		sge = (struct ibv_sge){ .addr = (uintptr_t)src + i * size,
+					.length = size, .lkey = mr->lkey };
+		wr.wr_id = i + 1;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = opcodes[i % 4];
+		wr.send_flags = i % 4 == 1 ? 0 : IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = (uintptr_t)dst + i * size;
+		wr.wr.rdma.rkey = mr->rkey;
+		if (wr.opcode == IBV_WR_RDMA_READ) {
+			/* the same copy, pulled by A instead of pushed */
+			sge.addr = (uintptr_t)dst + i * size;
+			wr.wr.rdma.remote_addr = (uintptr_t)src + i * size;
+		}
+		if (ibv_post_send(qa, &wr, &bad_wr))
+			die("ibv_post_send");
+	}
+
+	if (argc == 8) {
+		bad = check_flush(qa, scq, 4 * count, wc_opcodes, size,
+				  argv[7]);
+		printf("flushed=%d\n", bad);
+		return bad <= 0;
+	}
+
+	for (i = 0; i < 4 * count && !bad; i++) {
+		if (i % 4 == 1)
+			continue;
+		bad = expect(scq, i + 1, wc_opcodes[i % 4], size, WAIT_MS);
+		cqes += !bad;
+	}
+	for (i = 0; i < count && !bad; i++) {
+		bad = expect(rcq, i + 1, IBV_WC_RECV, size, WAIT_MS);
+		recvs += !bad;
+	}
+	if (!bad)
+		bad = expect(scq, 0, 0, 0, 200) || expect(rcq, 0, 0, 0, 0) ||
+		      expect(bcq, 0, 0, 0, 0);
+	n = memcmp(src, dst, 4 * size * count) != 0;
+	printf("wrs=%d cqes=%d recvs=%d data=%s\n", 4 * count, cqes, recvs,
+	       n ? "bad" : "ok");
+	return bad || n;
+}
