@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import re
 import socket
 import struct
 import sys
@@ -39,29 +40,80 @@ NLA_F_NESTED = 0x8000
 NLA_F_NET_BYTEORDER = 0x4000
 SO_RCVBUFFORCE = 33
 
-# uapi/linux/verbsgate.h
-CMD_GET_STATUS, CMD_DEV_GET, CMD_TENANT_ADD, CMD_TENANT_DEL = 1, 2, 3, 4
-CMD_TENANT_SET, CMD_TENANT_GET, CMD_DEV_SET, CMD_QP_GET = 5, 6, 7, 8
-CMD_STATS_GET, CMD_QP_CLASSIFIED = 9, 10
-A_DEV_INDEX, A_DEV_NAME = 4, 5
-A_T_NAME, A_T_ID, A_T_CLASS, A_T_WEIGHT = 9, 10, 11, 12
-A_T_MIN, A_T_MAX, A_T_SEL, A_T_QPS, A_T_STATS = 13, 14, 15, 16, 17
-A_D_MAX_RATE, A_D_MAX_OPS, A_D_TARGET, A_D_STEP, A_D_PERIOD = 18, 19, 20, 21, 22
-A_D_CHUNK_NOLAT, A_D_CHUNK_TABLE, A_D_OP_COSTS = 23, 24, 25
-A_D_LAT_EACH, A_D_ENFORCE = 26, 27
-ATTR_MAX = 45
-SEL_TYPE, SEL_PATH, SEL_CGID, SEL_ULP, SEL_ADDR, SEL_PLEN = 2, 3, 4, 5, 6, 7
-CHUNK_SIZE, CHUNK_UTIL = 1, 2
-COST_CLASS, COST_BYTES, COST_UNITS = 1, 2, 3
+UAPI = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                    "..", "..", "..", "uapi", "linux", "verbsgate.h")
 
-# Known attribute types and their payload sizes (0: string, -1: nested).
-KNOWN = {
-    A_DEV_INDEX: 4, A_DEV_NAME: 0, A_T_NAME: 0, A_T_ID: 4, A_T_CLASS: 4,
-    A_T_WEIGHT: 4, A_T_MIN: 8, A_T_MAX: 8, A_T_SEL: -1, A_T_QPS: 4,
-    A_T_STATS: -1, A_D_MAX_RATE: 8, A_D_MAX_OPS: 8, A_D_TARGET: 8,
-    A_D_STEP: 8, A_D_PERIOD: 8, A_D_CHUNK_NOLAT: 4, A_D_CHUNK_TABLE: -1,
-    A_D_OP_COSTS: -1, A_D_LAT_EACH: 1, A_D_ENFORCE: 1,
+
+def uapi_enum(name: str) -> dict:
+    """{constant: value} of `enum name` in uapi/linux/verbsgate.h, so that
+    the fuzzer follows the header (every attribute, up to the last one
+    added) without copying its numbers."""
+    with open(UAPI) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    body = re.search(r"enum %s \{(.*?)\};" % name, text, re.S).group(1)
+    values, nxt = {}, 0
+    for entry in filter(None, (e.strip() for e in body.split(","))):
+        key, _, expr = (x.strip() for x in entry.partition("="))
+        if expr:
+            # The header assigns only "__X_MAX - 1" and numbers.
+            m = re.fullmatch(r"(\w+) - 1|(\d+)", expr)
+            nxt = values[m.group(1)] - 1 if m.group(1) else int(m.group(2))
+        values[key] = nxt
+        nxt += 1
+    return values
+
+
+CMD = uapi_enum("verbsgate_cmd")
+ATTR = uapi_enum("verbsgate_attr")
+SEL = uapi_enum("verbsgate_sel_attr")
+CHUNK = uapi_enum("verbsgate_chunk_attr")
+COST = uapi_enum("verbsgate_opcost_attr")
+CMD_GET_STATUS = CMD["VERBSGATE_CMD_GET_STATUS"]
+CMD_TENANT_ADD = CMD["VERBSGATE_CMD_TENANT_ADD"]
+CMD_TENANT_DEL = CMD["VERBSGATE_CMD_TENANT_DEL"]
+CMD_TENANT_SET = CMD["VERBSGATE_CMD_TENANT_SET"]
+CMD_TENANT_GET = CMD["VERBSGATE_CMD_TENANT_GET"]
+CMD_DEV_SET = CMD["VERBSGATE_CMD_DEV_SET"]
+CMD_MAX = CMD["VERBSGATE_CMD_MAX"]
+A_DEV_NAME = ATTR["VERBSGATE_ATTR_DEV_NAME"]
+A_T_NAME = ATTR["VERBSGATE_ATTR_TENANT_NAME"]
+A_T_CLASS = ATTR["VERBSGATE_ATTR_TENANT_CLASS"]
+A_T_WEIGHT = ATTR["VERBSGATE_ATTR_TENANT_WEIGHT"]
+A_T_MIN = ATTR["VERBSGATE_ATTR_TENANT_MIN_RATE"]
+A_T_MAX = ATTR["VERBSGATE_ATTR_TENANT_MAX_RATE"]
+A_T_SEL = ATTR["VERBSGATE_ATTR_TENANT_SELECTOR"]
+A_D_MAX_RATE = ATTR["VERBSGATE_ATTR_DEV_MAX_RATE"]
+A_D_TARGET = ATTR["VERBSGATE_ATTR_DEV_TARGET_P99"]
+A_D_CHUNK_TABLE = ATTR["VERBSGATE_ATTR_DEV_CHUNK_TABLE"]
+A_D_OP_COSTS = ATTR["VERBSGATE_ATTR_DEV_OP_COSTS"]
+A_D_ENFORCE = ATTR["VERBSGATE_ATTR_DEV_ENFORCE"]
+A_D_USER_QPS = ATTR["VERBSGATE_ATTR_DEV_USER_QPS"]
+ATTR_MAX = ATTR["VERBSGATE_ATTR_MAX"]
+SEL_TYPE = SEL["VERBSGATE_SEL_ATTR_TYPE"]
+SEL_PATH = SEL["VERBSGATE_SEL_ATTR_CGROUP_PATH"]
+SEL_ULP = SEL["VERBSGATE_SEL_ATTR_ULP"]
+SEL_ADDR = SEL["VERBSGATE_SEL_ATTR_ADDR"]
+SEL_PLEN = SEL["VERBSGATE_SEL_ATTR_PREFIX_LEN"]
+CHUNK_SIZE = CHUNK["VERBSGATE_CHUNK_ATTR_SIZE"]
+CHUNK_UTIL = CHUNK["VERBSGATE_CHUNK_ATTR_UTIL"]
+COST_CLASS = COST["VERBSGATE_OPCOST_ATTR_CLASS"]
+COST_BYTES = COST["VERBSGATE_OPCOST_ATTR_BYTES"]
+
+# Payload size of the attributes requests carry (0: string, -1: nested);
+# the header's comments say the type. Every other attribute of the
+# header (the outputs) is sent with a payload of a random kind.
+SIZES = {
+    "DEV_INDEX": 4, "DEV_NAME": 0, "TENANT_NAME": 0, "TENANT_ID": 4,
+    "TENANT_CLASS": 4, "TENANT_WEIGHT": 4, "TENANT_MIN_RATE": 8,
+    "TENANT_MAX_RATE": 8, "TENANT_SELECTOR": -1, "TENANT_QPS": 4,
+    "TENANT_STATS": -1, "DEV_MAX_RATE": 8, "DEV_MAX_OPS": 8,
+    "DEV_TARGET_P99": 8, "DEV_AIMD_STEP": 8, "DEV_AIMD_PERIOD": 8,
+    "DEV_CHUNK_NOLAT": 4, "DEV_CHUNK_TABLE": -1, "DEV_OP_COSTS": -1,
+    "DEV_LAT_EACH": 1, "DEV_ENFORCE": 1, "DEV_USER_QPS": 1,
 }
+KNOWN = {ATTR["VERBSGATE_ATTR_" + k]: v for k, v in SIZES.items()}
+OUTPUTS = [v for k, v in ATTR.items()
+           if 0 < v <= ATTR_MAX and v not in KNOWN]
 NAMES = [f"fz{i}" for i in range(24)] + ["default", "", "x" * 31,
                                           "x" * 32, "..", ".", "a/b"]
 
@@ -120,6 +172,11 @@ class Fuzzer:
             if r.random() < 0.8:
                 return nla(t, self.value(size))
             return nla(t, self.blob())
+        if roll < 0.7:
+            t = r.choice(OUTPUTS)
+            return nla(t, r.choice([self.value(r.choice([1, 2, 4, 8])),
+                                    self.string(), self.blob(),
+                                    self.nested_content(1)]))
         if roll < 0.8:
             t = r.choice([0, 1, 2, 3, ATTR_MAX, ATTR_MAX + 1, 200, 0x3fff])
             flag = r.choice([0, 0, NLA_F_NESTED, NLA_F_NET_BYTEORDER])
@@ -183,6 +240,8 @@ class Fuzzer:
                 attrs += nla(A_D_OP_COSTS | NLA_F_NESTED, ents)
             if r.random() < 0.3:
                 attrs += nla(A_D_ENFORCE, bytes([r.randint(0, 2)]))
+            if r.random() < 0.2:
+                attrs += nla(A_D_USER_QPS, bytes([r.randint(0, 2)]))
             return cmd, attrs
         attrs = name
         if cmd == CMD_TENANT_ADD:
@@ -208,7 +267,7 @@ class Fuzzer:
             flags = NLM_F_REQUEST | NLM_F_ACK
             version, reserved = 1, 0
         else:
-            cmd = r.choice(list(range(0, 12)) + [r.randint(0, 255)])
+            cmd = r.choice(list(range(0, CMD_MAX + 2)) + [r.randint(0, 255)])
             flags = NLM_F_REQUEST | r.choice(
                 [NLM_F_ACK, NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP | NLM_F_ACK,
                  r.getrandbits(16) & ~0x8])
