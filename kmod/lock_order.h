@@ -14,6 +14,11 @@
  *  2. vg_devices_lock (mutex, datapath/device.c): device registry
  *     membership and names; netlink and sysfs walks over devices, the
  *     tenant notifier's pass over every QP table.
+ * 2a. rxe_sq_policy_mutex (a patched rdma_rxe's, driver-patches/rdma_rxe):
+ *     verbsgate enters it through rxe_sq_policy_register() and
+ *     _unregister(), holding at most 0 and 2 (datapath/usq_rxe.c). rxe
+ *     holds it around the policy's ->qp_attach and ->qp_detach, which
+ *     therefore take none of 0 to 2.
  *  3. vg_fault_lock (mutex, datapath/fault.c): a leaf; fault settings.
  *     Likewise the xa_lock of vg_orphans (datapath/device.c), the
  *     removed devices whose wrappers stay until their owners tear down.
@@ -38,7 +43,10 @@
  *
  * Driver locks: verbsgate calls the driver's operations (post_send,
  * poll_cq, create/modify/destroy) with none of the locks above held but
- * the read-side sections, so no driver lock ever nests inside ours.
+ * the read-side sections, so no driver lock ever nests inside ours;
+ * except rxe_sq_policy_mutex, 2a. A patched rdma_rxe also calls the
+ * policy's ->sq_post and ->sq_flush under a QP's gate lock, interrupts
+ * off: they take none of the locks above.
  */
 #ifndef _VG_LOCK_ORDER_H
 #define _VG_LOCK_ORDER_H

@@ -11,6 +11,8 @@
 #
 # With --check, only checks that the series applies to the cached tree
 # (git apply --check), without building (scripts/checkpatch.sh).
+# With --header, prints the send queue policy header as the whole series
+# leaves it (scripts/checkpatch.sh compares verbsgate's copy with it).
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tree=$("$repo/scripts/kernel-tree.sh")
@@ -31,6 +33,16 @@ apply() {
 if [ "${1:-}" = --check ]; then
 	apply "$tree" --check
 	echo "rxe: $(echo "$series" | wc -l) patches apply to $(basename "$tree")"
+	exit 0
+fi
+
+if [ "${1:-}" = --header ]; then
+	hdr=include/rdma/rxe_sq_policy.h
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	# Every patch's hunks of the header, in order, and nothing else.
+	apply "$tmp" --include="$hdr"
+	cat "$tmp/$hdr"
 	exit 0
 fi
 

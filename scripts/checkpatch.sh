@@ -2,7 +2,8 @@
 # checkpatch.pl --strict over the project's kernel C (module, policy core,
 # KUnit suites, test modules, uapi) and over each driver patch in
 # driver-patches/ (which must also apply to the cached linux-source-6.1
-# tree, whose checkpatch.pl is used). Any finding fails.
+# tree, whose checkpatch.pl is used); and verbsgate's copy of the rxe
+# send queue policy header must match the series'. Any finding fails.
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tree=$("$repo/scripts/kernel-tree.sh")
@@ -24,6 +25,13 @@ done
 if ! scripts/build-rxe.sh --check >/dev/null 2>&1; then
 	out="$out
 driver-patches/rdma_rxe: the series does not apply to $tree"
+# verbsgate's copy of the send queue policy contract must be the header
+# the whole series leaves, byte for byte: the two modules share the ops
+# layout, and a difference would be memory corruption, not a build error.
+elif ! scripts/build-rxe.sh --header 2>/dev/null |
+	cmp -s - kmod/datapath/rxe_sq_policy.h; then
+	out="$out
+kmod/datapath/rxe_sq_policy.h differs from include/rdma/rxe_sq_policy.h as driver-patches/rdma_rxe leaves it; update the copy (scripts/build-rxe.sh --header >kmod/datapath/rxe_sq_policy.h) and review verbsgate's use of the changed contract"
 fi
 if [ -n "$out" ]; then
 	echo "$out"

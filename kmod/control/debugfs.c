@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * verbsgate: /sys/kernel/debug/verbsgate/: fault/, the fault injection
- * points (fault.c), and qps, one line per tracked QP:
+ * points (fault.c); rxe_policy, where verbsgate stands with a patched
+ * rdma_rxe's send queue policy interface (datapath/usq_rxe.c): one of
+ * no-device, unsupported, busy, failed, registered; and qps, one line
+ * per tracked QP:
  *
  *   <ibdev> qpn <n> type <RC|UC|UD|XRC_INI> user pid <pid> comm <comm>
  *	cgroup <id> [local <addr> peer <addr>] tenant <name>
@@ -19,6 +22,7 @@
 
 #include "datapath/device.h"
 #include "datapath/fault.h"
+#include "datapath/usq_rxe.h"
 #include "tenant/tenant.h"
 
 #include "debugfs.h"
@@ -109,6 +113,14 @@ static int vg_tenant_objects_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vg_tenant_objects);
 
+/* rxe_policy: see the top of this file. */
+static int vg_rxe_policy_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%s\n", vg_rxe_policy_state());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vg_rxe_policy);
+
 /* Process context (module init). */
 void vg_debugfs_init(void)
 {
@@ -116,6 +128,8 @@ void vg_debugfs_init(void)
 	debugfs_create_file("qps", 0400, vg_debugfs_root, NULL, &vg_qps_fops);
 	debugfs_create_file("tenant_objects", 0444, vg_debugfs_root, NULL,
 			    &vg_tenant_objects_fops);
+	debugfs_create_file("rxe_policy", 0444, vg_debugfs_root, NULL,
+			    &vg_rxe_policy_fops);
 	vg_fault_debugfs_init(vg_debugfs_root);
 }
 

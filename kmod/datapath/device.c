@@ -41,6 +41,7 @@
 #include <linux/xarray.h>
 
 #include "device.h"
+#include "usq_rxe.h"
 
 /*
  * How long device removal waits for the shaper to drain before it leaves
@@ -101,6 +102,8 @@ static int vg_device_add(struct ib_device *ibdev)
 		vg_device_ops->remove(dev);
 		goto out_unlock;
 	}
+	/* Before the wrappers: every QP they create is offered (usq_rxe.c). */
+	vg_rxe_attach(dev);
 	/* The wrappers find dev through the client data: set it first. */
 	ib_set_client_data(ibdev, &vg_ib_client, dev);
 	vg_interpose_attach(dev);
@@ -183,6 +186,8 @@ static void vg_device_remove(struct ib_device *ibdev, void *client_data)
 	 */
 	mutex_lock(&vg_devices_lock);
 	xa_erase(&vg_devices, dev->index);
+	/* While rdma_rxe cannot be gone yet (usq_rxe.c). */
+	vg_rxe_detach(dev);
 	mutex_unlock(&vg_devices_lock);
 	vg_device_ops->detach(dev);
 	if (READ_ONCE(vg_devices_exiting) ||

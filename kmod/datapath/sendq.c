@@ -150,8 +150,9 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	INIT_LIST_HEAD(&sq->attn_node);
 	INIT_LIST_HEAD(&sq->queue);
 	INIT_LIST_HEAD(&sq->flushq);
+	sq->slot.kind = VG_SLOT_SENDQ;
+	sq->slot.q = q;
 	sq->qp = qp;
-	sq->q = q;
 	sq->depth = depth;
 	sq->owner_max = owner_max;
 	sq->reserved = extra > 0;
@@ -191,8 +192,8 @@ void vg_sendq_drop_wrs(struct vg_sendq *sq)
 		vg_pwr_free(p);
 		n++;
 	}
-	if (n && sq->tenant)
-		vg_tenant_count_queue(sq->tenant, 0, n);
+	if (n && sq->slot.tenant)
+		vg_tenant_count_queue(sq->slot.tenant, 0, n);
 	list_for_each_entry_safe(p, tmp, &sq->flushq, node) {
 		list_del(&p->node);
 		vg_pwr_free(p);
@@ -209,7 +210,7 @@ void vg_sendq_drop_wrs(struct vg_sendq *sq)
 void vg_sendq_free(struct vg_sendq *sq)
 {
 	vg_sendq_drop_wrs(sq);
-	vg_tenant_put(sq->tenant);
+	vg_tenant_put(sq->slot.tenant);
 	kfree(sq->ring);
 	kfree(sq->chunk_sge);
 	if (sq->pinned)
@@ -284,15 +285,15 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 	list_del_init(&sq->inject_node);
 	list_del_init(&sq->attn_node);
 	pp = vg_sendq_port(sh, sq);
-	pp->by_handle[sq->handle] = NULL;
-	vg_sched_qp_del(&pp->sched, sq->handle);
+	pp->by_handle[sq->slot.handle] = NULL;
+	vg_sched_qp_del(&pp->sched, sq->slot.handle);
 	WRITE_ONCE(pp->nsqs, pp->nsqs - 1);
 	vg_sendq_drop_wrs(sq);
 	list_move_tail(&sq->node, &sh->closed);
 	WRITE_ONCE(sh->nsqs, sh->nsqs - 1);
 	WRITE_ONCE(sh->nclosed, sh->nclosed + 1);
-	t = sq->tenant;
-	sq->tenant = NULL;
+	t = sq->slot.tenant;
+	sq->slot.tenant = NULL;
 	vg_shaper_wake_idle(sh);
 	spin_unlock_irq(&sh->lock);
 	/* Outside the lock: the last reference removes the tenant's kobject. */

@@ -11,7 +11,7 @@
  *
  * Every field of struct vg_sendq is protected by its device's shaper lock
  * (struct vg_shaper, shaper.h; the lock order is in kmod/lock_order.h);
- * the driver reads @chunk_wr without it while the QP is @posting.
+ * the driver reads @chunk_wr without it while the QP is @slot.posting.
  */
 #ifndef _VG_SENDQ_H
 #define _VG_SENDQ_H
@@ -74,17 +74,14 @@ struct vg_pwr {
 
 /**
  * struct vg_sendq - the shaper's state for one kernel-owned QP
+ * @slot: its place in the scheduler (kind VG_SLOT_SENDQ); @slot.posting
+ *	while a chunk or marker of the QP is in the driver's post_send
  * @node: in vg_shaper::sqs
  * @inject_node: in vg_shaper::inject while @flushq waits for the next
  *	poll of its CQ; empty otherwise
  * @attn_node: in vg_shaper::attn while @need_marker or @retry
  * @rcu: frees the vg_sendq after lockless readers (the post wrapper)
  * @qp: the QP
- * @q: its tracking entry (for its tenant)
- * @tenant: the tenant its scheduler slot belongs to, referenced
- * @port: index of its port in vg_shaper::ports (the port it was moved to
- *	INIT with, or the device's first)
- * @handle: its QP handle in that port's scheduler
  * @queue: WRs not yet (completely) posted, in arrival order
  * @flushq: WRs whose flush or error completion the shaper must report,
  *	in order, once @inflight is 0
@@ -121,10 +118,6 @@ struct vg_pwr {
  * @gen: the QP's resets, modulo 8, carried in its chunks' wr_ids
  * @busy: users of the QP without the shaper lock (a post in the
  *	driver); destroy waits for 0
- * @posting: a chunk or marker of the QP is in the driver's post_send,
- *	which runs without the shaper lock; meanwhile the QP is not active
- *	in the scheduler, so no other dispatcher picks it (its chunks reach
- *	the driver one at a time, in order)
  * @tail_untracked: something was posted after the newest signaled ring
  *	entry (an unsignaled chunk, or a WR that went to the driver
  *	directly): no completion is certain to follow it
@@ -133,7 +126,7 @@ struct vg_pwr {
  * @retry: the driver refused a chunk for lack of room: try again soon
  * @send_cq: the QP's send CQ, kept for when the QP is gone
  * @chunk_wr: the chunk being posted, built by its dispatcher while it
- *	holds @posting (so several dispatchers build chunks of different
+ *	holds @slot.posting (so several dispatchers build chunks of different
  *	QPs at once, see shaper.c)
  * @chunk_sge: SGEs of @chunk_wr, min(@max_sge, VG_CHUNK_SGE) of them
  * @chunk_vsge: the splitter's SGEs of the chunk, as many
@@ -144,15 +137,12 @@ struct vg_pwr {
  * All fields are protected by the device's vg_shaper::lock.
  */
 struct vg_sendq {
+	struct vg_slot slot;
 	struct list_head node;
 	struct list_head inject_node;
 	struct list_head attn_node;
 	struct rcu_head rcu;
 	struct ib_qp *qp;
-	struct vg_qp *q;
-	struct vg_ktenant *tenant;
-	u32 port;
-	u32 handle;
 	struct list_head queue;
 	struct list_head flushq;
 	u32 nheld;
@@ -176,7 +166,6 @@ struct vg_sendq {
 	bool wake;
 	u8 gen;
 	u32 busy;
-	bool posting;
 	bool tail_untracked;
 	bool need_marker;
 	bool retry;
@@ -215,7 +204,16 @@ static inline void vg_sendq_move(struct vg_shaper *sh, struct vg_sendq *sq,
 static inline struct vg_shaper_port *vg_sendq_port(struct vg_shaper *sh,
 						   const struct vg_sendq *sq)
 {
-	return &sh->ports[sq->port];
+	return &sh->ports[sq->slot.port];
+}
+
+/*
+ * The send queue a scheduler handle names. Only send queues have slots
+ * so far (enum vg_slot_kind). Any context; under the shaper lock.
+ */
+static inline struct vg_sendq *vg_slot_sendq(struct vg_slot *slot)
+{
+	return container_of(slot, struct vg_sendq, slot);
 }
 
 /* Its owner destroys the QP: nothing more is posted. Any context. */

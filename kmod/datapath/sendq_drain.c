@@ -74,7 +74,7 @@ void vg_sendq_reset_begin(struct vg_shaper *sh, struct vg_sendq *sq)
 		sq->resume = sq->state;
 		vg_sendq_move(sh, sq, VG_SQ_RESETTING);
 	}
-	vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->handle);
+	vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->slot.handle);
 	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
 	spin_unlock_irq(&sh->lock);
 }
@@ -140,7 +140,7 @@ static bool vg_sendq_handed_over(const struct vg_shaper *sh,
 
 	return vg_sendq_closed(sq) ||
 	       (list_empty(&sq->queue) && list_empty(&sq->flushq) &&
-		!sq->posting);
+		!sq->slot.posting);
 }
 
 /* Takes the shaper lock: vg_sendq_handed_over() for a wait_event(). */

@@ -113,9 +113,9 @@ void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
  * Under the shaper lock: hand @wr of @sq to the driver's post_send. The
  * lock is dropped around the call: the driver may run its requester
  * inline and must see the interrupt state of whoever took the lock.
- * Meanwhile nothing else of the QP is posted (@posting: the QP is out of
- * the scheduler, so other dispatchers pick other QPs) and destroy waits
- * (@busy). Afterwards the QP is active again if it has WRs to send.
+ * Meanwhile nothing else of the QP is posted (@slot.posting: the QP is
+ * out of the scheduler, so other dispatchers pick other QPs) and destroy
+ * waits (@busy). Afterwards the QP is active again if it has WRs to send.
  * Return: what the driver returned.
  */
 static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
@@ -127,14 +127,14 @@ static int vg_sendq_driver_post(struct vg_shaper *sh, struct vg_sendq *sq,
 
 	lockdep_assert_held(&sh->lock);
 
-	sq->posting = true;
+	sq->slot.posting = true;
 	sq->busy++;
-	vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->handle);
+	vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->slot.handle);
 	spin_unlock_irqrestore(&sh->lock, *flags);
 	ret = sh->post_send(sq->qp, wr, &bad);
 	spin_lock_irqsave(&sh->lock, *flags);
 	sq->busy--;
-	sq->posting = false;
+	sq->slot.posting = false;
 	vg_sendq_reactivate(sh, sq, ktime_get_ns());
 	vg_shaper_wake_idle(sh);
 	return ret;
@@ -159,10 +159,10 @@ bool vg_sendq_reactivate(struct vg_shaper *sh, struct vg_sendq *sq, u64 now)
 {
 	lockdep_assert_held(&sh->lock);
 
-	if (list_empty(&sq->queue) || sq->blocked || sq->posting ||
+	if (list_empty(&sq->queue) || sq->blocked || sq->slot.posting ||
 	    sq->state != VG_SQ_READY)
 		return false;
-	vg_sched_activate(&vg_sendq_port(sh, sq)->sched, sq->handle, now);
+	vg_sched_activate(&vg_sendq_port(sh, sq)->sched, sq->slot.handle, now);
 	return true;
 }
 
@@ -230,7 +230,7 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
  * ib_drain_sq() posts (no memory is accessed: IBA C9-88); its completion,
  * successful or flushed, retires everything posted before it, and brings
  * the poll that reports the flush queue (vg_sendq_settle()). It holds
- * the QP's @posting while the lock is dropped, so nothing of the QP
+ * the QP's @slot.posting while the lock is dropped, so nothing of the QP
  * overtakes it.
  *
  * Context: the hrtimer (softirq); the shaper lock held, no chunk of the
@@ -317,7 +317,8 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 
 	if (sq->state == VG_SQ_READY) {
 		vg_sendq_move(sh, sq, VG_SQ_ERROR);
-		vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched, sq->handle);
+		vg_sched_deactivate(&vg_sendq_port(sh, sq)->sched,
+				    sq->slot.handle);
 	} else if (sq->state == VG_SQ_RESETTING) {
 		/* Should the driver refuse the reset. */
 		sq->resume = VG_SQ_ERROR;
@@ -329,7 +330,7 @@ void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq)
 	}
 	sq->splitting = false;
 	if (n)
-		vg_tenant_count_queue(sq->tenant, 0, n);
+		vg_tenant_count_queue(sq->slot.tenant, 0, n);
 	vg_sendq_settle(sh, sq);
 }
 
@@ -344,7 +345,7 @@ static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
 	p->status = IB_WC_LOC_QP_OP_ERR;
 	list_add(&p->node, &sq->flushq);
 	sq->nheld++;
-	vg_tenant_count_queue(sq->tenant, 0, 1);
+	vg_tenant_count_queue(sq->slot.tenant, 0, 1);
 	vg_sendq_fail(sh, sq);
 }
 
@@ -389,7 +390,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			return;
 		}
 		sq->splitting = true;
-		vg_tenant_count_wait(sq->tenant, now - p->enqueued_ns);
+		vg_tenant_count_wait(sq->slot.tenant, now - p->enqueued_ns);
 	}
 	saved = sq->split;
 	/* A long SGE list brought its own room (vg_pwr_copy()). */
@@ -412,14 +413,14 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	pp = vg_sendq_port(sh, sq);
 	vg_pacer_charge(&pp->pacer, now, &tok);
 	/* Out of the scheduler until the chunk is in the driver. */
-	vg_sched_charge(&pp->sched, sq->handle, tok.bytes, now, false);
+	vg_sched_charge(&pp->sched, sq->slot.handle, tok.bytes, now, false);
 
 	/*
 	 * A tenant change may drop the QP's reference meanwhile; the tenant
 	 * is freed only after RCU readers.
 	 */
 	rcu_read_lock();
-	t = sq->tenant;
+	t = sq->slot.tenant;
 	if (vg_should_fail(VG_FAULT_CHUNK_POST))
 		ret = -ENOMEM;
 	else
@@ -451,7 +452,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			sq->nheld++;
 		}
 		sq->blocked = true;
-		vg_sched_deactivate(&pp->sched, sq->handle);
+		vg_sched_deactivate(&pp->sched, sq->slot.handle);
 		/* A completion unblocks it; in case none comes, retry. */
 		sq->retry = true;
 		vg_sendq_attn(sh, sq, ktime_get_ns() + VG_RETRY_NS);
@@ -502,7 +503,7 @@ static bool vg_sendq_direct(struct vg_shaper *sh, struct vg_sendq *sq)
 	if (vg_sendq_failed(sq))
 		return false;
 	return !sh->enforce ||
-	       READ_ONCE(sq->tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
+	       READ_ONCE(sq->slot.tenant->pol.class) == VERBSGATE_CLASS_LATENCY;
 }
 
 /* Counts WRs that went straight to the driver, up to @stop. Any context. */
@@ -574,13 +575,13 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 		bytes += len;
 	}
 	/* Nothing backlogged on the device: the scheduler in O(1). */
-	ret = vg_sched_send_idle(&pp->sched, sq->handle, charged, now);
+	ret = vg_sched_send_idle(&pp->sched, sq->slot.handle, charged, now);
 	if (ret == -EBUSY) {
-		vg_sched_activate(&pp->sched, sq->handle, now);
+		vg_sched_activate(&pp->sched, sq->slot.handle, now);
 		if (vg_sched_pick(&pp->sched, now, &h, &next) ||
-		    h != sq->handle)
+		    h != sq->slot.handle)
 			return false;
-		ret = vg_sched_charge(&pp->sched, sq->handle, charged, now,
+		ret = vg_sched_charge(&pp->sched, sq->slot.handle, charged, now,
 				      false);
 	}
 	if (ret)
@@ -675,7 +676,9 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	spin_lock_irqsave(&sh->lock, flags);
 	if (vg_sendq_closed(sq))
 		goto dead;
-	vg_shaper_rebind(sh, sq);
+	/* A QP moves between WRs (rule R6 of tenant.h). */
+	if (list_empty(&sq->queue))
+		vg_shaper_rebind(sh, &sq->slot);
 	if (vg_sendq_direct(sh, sq))
 		goto direct;
 	if (!now)
@@ -724,9 +727,9 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (ret)
 		*bad = wr;
 	if (n) {
-		vg_tenant_count_queue(sq->tenant, n, 0);
+		vg_tenant_count_queue(sq->slot.tenant, n, 0);
 		vg_sendq_reactivate(sh, sq, now);
-		vg_shaper_kick(sh, sq, &flags);
+		vg_shaper_kick(sh, &sq->slot, &flags);
 	}
 	if (vg_sendq_failed(sq) && !vg_sendq_closed(sq))
 		vg_sendq_settle(sh, sq);
@@ -747,7 +750,7 @@ direct:
 	 * wr_id and pass the poll wrapper untranslated. The tenant is freed
 	 * only after RCU readers, which the caller is.
 	 */
-	t = sq->tenant;
+	t = sq->slot.tenant;
 	sq->tail_untracked = true;
 	vg_sendq_unpin(sh, sq);
 	spin_unlock_irqrestore(&sh->lock, flags);

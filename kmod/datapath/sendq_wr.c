@@ -277,7 +277,7 @@ struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 
 /*
  * Fill @sq's chunk WR for chunk @c of @p, with its SGEs in @sge (room for
- * @c->num_sge). Any context; the caller holds @sq's @posting role.
+ * @c->num_sge). Any context; the caller holds @sq's @slot.posting role.
  */
 void vg_sendq_build(struct vg_sendq *sq, const struct vg_pwr *p,
 		    const struct vg_chunk *c, struct ib_sge *sge,

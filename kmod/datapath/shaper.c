@@ -3,14 +3,15 @@
  * verbsgate: a device's shaper, the device side.
  *
  * Every shaped QP of the device (a kernel-owned RC or UC QP, sendq.c) has
- * a slot in the device's scheduler, under the scheduler slot of its
- * tenant; tenants get their slot when their first QP on the device binds
- * and lose it when they are deleted. The dispatcher picks the QP whose
- * chunk goes next (two-level fair queuing, core/sched.h), lets the pacer
- * (token buckets at SafeUtil, core/pacer.h) decide when, and posts the
- * chunk with the driver's own post_send. When the pacer or a capped tenant
- * says "later", the dispatcher arms an hrtimer for that time and returns:
- * nothing spins and no thread is dedicated to pacing.
+ * a slot in the device's scheduler (struct vg_slot, which its handle
+ * names), under the scheduler slot of its tenant; tenants get their slot
+ * when their first QP on the device binds and lose it when they are
+ * deleted. The dispatcher picks the QP whose chunk goes next (two-level
+ * fair queuing, core/sched.h), lets the pacer (token buckets at SafeUtil,
+ * core/pacer.h) decide when, and posts the chunk with the driver's own
+ * post_send. When the pacer or a capped tenant says "later", the
+ * dispatcher arms an hrtimer for that time and returns: nothing spins and
+ * no thread is dedicated to pacing.
  *
  * Locking and context. vg_shaper::lock (spin_lock_irqsave: posts may come
  * from any context) protects the scheduler, the pacer, the settings copy
@@ -25,13 +26,13 @@
  * QP's own buffer and drops the lock around the driver's post_send (which
  * may run the driver's requester inline, on that CPU, and must see the
  * caller's interrupt state). While its chunk is in the driver the QP is
- * @posting and inactive in the scheduler, so the other dispatchers pick
- * other QPs: two CPUs posting on two QPs drive the driver in parallel,
- * and a QP's chunks still reach the driver one at a time, in order. A
- * chain on the fast path (sendq_post.c) is charged under the lock and
- * goes to the driver from its poster after the lock is dropped; it goes
- * only while nothing of its QP is queued or in the driver
- * (vg_sendq::busy). The lock order is in kmod/lock_order.h.
+ * posting (vg_slot::posting) and inactive in the scheduler, so the other
+ * dispatchers pick other QPs: two CPUs posting on two QPs drive the
+ * driver in parallel, and a QP's chunks still reach the driver one at a
+ * time, in order. A chain on the fast path (sendq_post.c) is charged
+ * under the lock and goes to the driver from its poster after the lock
+ * is dropped; it goes only while nothing of its QP is queued or in the
+ * driver (vg_sendq::busy). The lock order is in kmod/lock_order.h.
  *
  * Worst-case hold of the lock, per acquisition on the post path: the QP's
  * state checks and its activation (O(log tenants + log QPs of the tenant)
@@ -103,13 +104,13 @@ void vg_shaper_wake_idle(struct vg_shaper *sh)
  * scheduler (vg_sendq_driver_post()); were one picked anyway, skipping it
  * keeps its chunks in order. A verbsgate bug, never the owner's input.
  */
-static bool vg_shaper_picked_posting(const struct vg_sendq *sq)
+static bool vg_shaper_picked_posting(const struct vg_slot *slot)
 {
 #ifdef VG_DEBUG
-	WARN_ONCE(sq->posting, "verbsgate: QP %u picked while posting\n",
-		  sq->qp->qp_num);
+	WARN_ONCE(slot->posting, "verbsgate: QP %u picked while posting\n",
+		  slot->q->qpn);
 #endif
-	return sq->posting;
+	return slot->posting;
 }
 
 /*
@@ -122,8 +123,9 @@ static bool vg_shaper_picked_posting(const struct vg_sendq *sq)
  */
 static bool vg_shaper_port_post(struct vg_shaper *sh,
 				struct vg_shaper_port *pp,
-				struct vg_sendq *pref, unsigned long *flags)
+				struct vg_slot *pref, unsigned long *flags)
 {
+	struct vg_slot *slot;
 	struct vg_sendq *sq;
 	u64 now, next;
 	u32 h;
@@ -149,9 +151,10 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 		}
 		if (ret)
 			return false;	/* nothing to send, or all in the driver */
-		sq = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
+		slot = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
+		sq = slot ? vg_slot_sendq(slot) : NULL;
 		if (!sq || list_empty(&sq->queue) || vg_sendq_failed(sq) ||
-		    vg_shaper_picked_posting(sq)) {
+		    vg_shaper_picked_posting(slot)) {
 			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
@@ -161,7 +164,7 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
-		if (pref && sq != pref) {
+		if (pref && slot != pref) {
 			/*
 			 * Its owner is likely to post it from its own CPU
 			 * first; the hrtimer covers an owner that waits.
@@ -194,7 +197,7 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
  *
  * Context: any; @sh->lock held (dropped and retaken around each post).
  */
-void vg_shaper_kick(struct vg_shaper *sh, struct vg_sendq *pref,
+void vg_shaper_kick(struct vg_shaper *sh, struct vg_slot *pref,
 		    unsigned long *flags)
 {
 	u32 budget = VG_SHAPER_BUDGET, idle = 0, i;
@@ -202,7 +205,7 @@ void vg_shaper_kick(struct vg_shaper *sh, struct vg_sendq *pref,
 	lockdep_assert_held(&sh->lock);
 
 	if (pref) {
-		while (budget && vg_shaper_port_post(sh, vg_sendq_port(sh, pref),
+		while (budget && vg_shaper_port_post(sh, &sh->ports[pref->port],
 						     pref, flags))
 			budget--;
 		goto out;
@@ -239,7 +242,7 @@ static bool vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
 
 	while (!list_empty(&sh->attn)) {
 		sq = list_first_entry(&sh->attn, struct vg_sendq, attn_node);
-		if (sq->posting) {
+		if (sq->slot.posting) {
 			list_move_tail(&sq->attn_node, &later);
 			continue;
 		}
@@ -450,12 +453,12 @@ static void vg_shaper_tenant_cfg(const struct vg_ktenant *t,
 }
 
 /*
- * Under the shaper lock: give @sq a slot under @t in the scheduler of
- * port @port, creating @t's slot there on first use. @sq's old slot, if
- * any, is the caller's to delete. Return: 0 or the scheduler's error
- * (@sq unchanged).
+ * Under the shaper lock: give @slot a QP slot under @t in the scheduler
+ * of port @port, creating @t's slot there on first use. @slot's old
+ * handle, if any, is the caller's to delete. Return: 0 or the
+ * scheduler's error (@slot unchanged).
  */
-static int vg_shaper_place(struct vg_shaper *sh, struct vg_sendq *sq,
+static int vg_shaper_place(struct vg_shaper *sh, struct vg_slot *slot,
 			   u32 port, struct vg_ktenant *t)
 {
 	struct vg_shaper_port *pp = &sh->ports[port];
@@ -475,13 +478,13 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_sendq *sq,
 	ret = vg_sched_qp_add(&pp->sched, tid, VG_QP_WEIGHT_DEFAULT, &h);
 	if (ret)
 		return ret;
-	pp->by_handle[h] = sq;
+	pp->by_handle[h] = slot;
 	WRITE_ONCE(pp->nsqs, pp->nsqs + 1);
-	sq->port = port;
-	sq->handle = h;
-	if (sq->tenant != t) {
-		vg_tenant_put(sq->tenant);
-		sq->tenant = vg_tenant_get(t);
+	slot->port = port;
+	slot->handle = h;
+	if (slot->tenant != t) {
+		vg_tenant_put(slot->tenant);
+		slot->tenant = vg_tenant_get(t);
 	}
 	return 0;
 }
@@ -505,7 +508,7 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 	int ret;
 
 	spin_lock_irqsave(&sh->lock, flags);
-	ret = vg_shaper_place(sh, sq, 0, t);
+	ret = vg_shaper_place(sh, &sq->slot, 0, t);
 	if (!ret) {
 		list_add_tail(&sq->node, &sh->sqs);
 		WRITE_ONCE(sh->nsqs, sh->nsqs + 1);
@@ -515,46 +518,47 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 }
 
 /*
- * Under the shaper lock: move @sq's slot to @t on port @port, taking its
+ * Under the shaper lock: move @slot to @t on port @port, taking its QP's
  * queued WRs along. If the new slot cannot be had, the old one stays.
  * Return: whether it moved.
  */
-static bool vg_shaper_move(struct vg_shaper *sh, struct vg_sendq *sq,
+static bool vg_shaper_move(struct vg_shaper *sh, struct vg_slot *slot,
 			   u32 port, struct vg_ktenant *t)
 {
-	struct vg_shaper_port *old = vg_sendq_port(sh, sq);
-	u32 h = sq->handle;
+	struct vg_shaper_port *old = &sh->ports[slot->port];
+	u32 h = slot->handle;
 
 	lockdep_assert_held(&sh->lock);
 
-	if (vg_shaper_place(sh, sq, port, t))
+	if (vg_shaper_place(sh, slot, port, t))
 		return false;
 	vg_sched_qp_del(&old->sched, h);
 	old->by_handle[h] = NULL;
 	WRITE_ONCE(old->nsqs, old->nsqs - 1);
-	vg_sendq_reactivate(sh, sq, ktime_get_ns());
+	vg_sendq_reactivate(sh, vg_slot_sendq(slot), ktime_get_ns());
 	return true;
 }
 
 /**
  * vg_shaper_rebind() - follow a QP's move to another tenant
  * @sh: the shaper
- * @sq: the QP's state
+ * @slot: the QP's slot
  *
- * A QP moves between WRs (rule R6 of tenant.h): only while nothing of it
- * is queued, so queued WRs are sent and counted in the old tenant.
+ * A QP moves between WRs (rule R6 of tenant.h): the caller calls this
+ * only while nothing of the QP is queued, so queued WRs are sent and
+ * counted in the old tenant.
  *
  * Context: any; the shaper lock held, under rcu_read_lock() (for the
  * QP's current tenant).
  */
-void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq)
+void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot)
 {
-	struct vg_ktenant *cur = rcu_dereference(sq->q->tenant);
+	struct vg_ktenant *cur = rcu_dereference(slot->q->tenant);
 
 	lockdep_assert_held(&sh->lock);
 
-	if (cur && cur != sq->tenant && list_empty(&sq->queue))
-		vg_shaper_move(sh, sq, sq->port, cur);
+	if (cur && cur != slot->tenant)
+		vg_shaper_move(sh, slot, slot->port, cur);
 }
 
 /**
@@ -580,11 +584,11 @@ void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
 		idx = port_num - first;
 	spin_lock_irqsave(&sh->lock, flags);
 	/* Not if racing its destruction: the owner's bug. */
-	if (!vg_sendq_closed(sq) && idx != sq->port &&
-	    !vg_shaper_move(sh, sq, idx, sq->tenant))
+	if (!vg_sendq_closed(sq) && idx != sq->slot.port &&
+	    !vg_shaper_move(sh, &sq->slot, idx, sq->slot.tenant))
 		pr_warn_ratelimited("%s: QP %u: no slot on port %u; paced with port %u\n",
 				    sh->dev->name, sq->qp->qp_num, port_num,
-				    first + sq->port);
+				    first + sq->slot.port);
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
@@ -607,6 +611,7 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 	struct vg_shaper_port *pp;
 	struct vg_tenant_cfg cfg;
 	struct vg_ktenant *cur;
+	struct vg_slot *slot;
 	struct vg_sendq *sq;
 	unsigned long flags;
 	u32 i, tid;
@@ -617,9 +622,10 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 	spin_lock_irqsave(&sh->lock, flags);
 	if (ev == VG_TENANT_REMOVED) {
 		list_for_each_entry(sq, &sh->sqs, node) {
-			cur = rcu_dereference(sq->q->tenant);
-			if (sq->tenant == t && cur && cur != t)
-				vg_shaper_move(sh, sq, sq->port, cur);
+			slot = &sq->slot;
+			cur = rcu_dereference(slot->q->tenant);
+			if (slot->tenant == t && cur && cur != t)
+				vg_shaper_move(sh, slot, slot->port, cur);
 		}
 	}
 	vg_shaper_tenant_cfg(t, &cfg);

@@ -5,8 +5,10 @@
  * One struct vg_shaper per device holds the policy core's scheduler and
  * pacer and the hrtimer that wakes the dispatcher; one struct vg_sendq
  * per shaped QP (sendq.h) holds the WRs waiting in arrival order and the
- * ring of what was posted, which completions are translated against. See
- * shaper.c (device side) and sendq*.c (QP side) for the rules.
+ * ring of what was posted, which completions are translated against. A
+ * scheduler handle names a QP's struct vg_slot, the first member of its
+ * vg_sendq. See shaper.c (device side) and sendq*.c (QP side) for the
+ * rules.
  */
 #ifndef _VG_SHAPER_H
 #define _VG_SHAPER_H
@@ -56,6 +58,36 @@ union vg_send_wr {
 	struct ib_reg_wr reg;
 };
 
+/* What a scheduler handle names: the structure its vg_slot begins. */
+enum vg_slot_kind {
+	VG_SLOT_SENDQ,		/* struct vg_sendq (sendq.h) */
+};
+
+/**
+ * struct vg_slot - a QP's place in a port's scheduler
+ * @kind: enum vg_slot_kind: the structure this is the first member of
+ * @posting: something of the QP is in the driver, which runs without the
+ *	shaper lock; meanwhile the QP is not active in the scheduler, so no
+ *	other dispatcher picks it (its chunks reach the driver one at a
+ *	time, in order)
+ * @port: index of its port in vg_shaper::ports (the port it was moved to
+ *	INIT with, or the device's first)
+ * @handle: its QP handle in that port's scheduler
+ * @tenant: the tenant its scheduler slot belongs to, referenced
+ * @q: the QP's tracking entry, whose tenant the slot follows
+ *
+ * What the shaper's scheduling (shaper.c) needs of a QP, whatever holds
+ * its WRs. Protected by the device's vg_shaper::lock.
+ */
+struct vg_slot {
+	u8 kind;
+	bool posting;
+	u32 port;
+	u32 handle;
+	struct vg_ktenant *tenant;
+	struct vg_qp *q;
+};
+
 /**
  * struct vg_shaper_port - the shaper of one port of a device
  * @sched: the policy core's scheduler of the port's QPs, memory in
@@ -63,7 +95,7 @@ union vg_send_wr {
  *	tenants' shares are kept per port
  * @sched_mem: kvzalloc'ed
  * @tmap: module tenant id -> scheduler tenant handle, VG_SCHED_NONE
- * @by_handle: scheduler QP handle -> its vg_sendq
+ * @by_handle: scheduler QP handle -> its QP's slot
  * @pacer: token buckets at the port's SafeUtil
  * @rate: the byte rate @pacer runs at
  * @op_rate: the op rate @pacer runs at
@@ -79,7 +111,7 @@ struct vg_shaper_port {
 	struct vg_sched sched;
 	void *sched_mem;
 	u32 *tmap;
-	struct vg_sendq **by_handle;
+	struct vg_slot **by_handle;
 	struct vg_pacer pacer;
 	u64 rate;
 	u64 op_rate;
@@ -172,13 +204,13 @@ void vg_shaper_settings(struct vg_shaper *sh,
 			const struct vg_shaper_settings *set);
 bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound);
 void vg_shaper_destroy(struct vg_shaper *sh);
-void vg_shaper_kick(struct vg_shaper *sh, struct vg_sendq *pref,
+void vg_shaper_kick(struct vg_shaper *sh, struct vg_slot *pref,
 		    unsigned long *flags);
 void vg_shaper_wake_idle(struct vg_shaper *sh);
 void vg_shaper_arm(struct vg_shaper *sh, u64 when);
 int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 		   struct vg_ktenant *t);
-void vg_shaper_rebind(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot);
 void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
 			u32 port_num);
 u32 vg_shaper_ports_paced(const struct vg_shaper *sh);

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Send queue policy hook of the soft RoCE driver (rdma_rxe).
+ *
+ * A send queue policy is a module that decides when the work requests a
+ * user process posts to an rxe send queue are executed, for example to
+ * share the device between tenants by pacing them. At most one policy is
+ * registered at a time. With none registered, rxe behaves exactly as
+ * without this interface.
+ *
+ * Governed queues
+ *
+ *   When a user QP is created while a policy is registered, rxe offers it
+ *   to the policy (->qp_attach), which may accept it, leave it alone or
+ *   refuse its creation. QPs that exist when a policy registers are not
+ *   offered. If the policy accepts, the QP's send queue is governed from
+ *   then on:
+ *
+ *   - rxe copies each WQE the user writes into the shared ring to a
+ *     kernel-private ring before anything looks at it. The policy and the
+ *     requester see only that copy, so later writes to the shared ring
+ *     change nothing. rxe initialises the copy's execution state (state,
+ *     status, dma.resid, dma.cur_sge, dma.sge_offset) itself and checks
+ *     the opcode, dma.num_sge and the inline length against the QP; a
+ *     WQE that fails is handed to the policy with a status other than
+ *     IB_WC_SUCCESS and completes with IB_WC_LOC_QP_OP_ERR once released.
+ *   - Copying ("intake") happens on the doorbell (the POST_SEND command
+ *     librxe issues after writing the ring) and every time the requester
+ *     runs, whatever woke it, so a WQE written without a doorbell is
+ *     taken in (and offered to the policy) as soon as the requester runs
+ *     for any reason.
+ *   - The requester executes copied WQEs only up to the release index,
+ *     which only rxe_sq_release() advances. Writing the ring and the
+ *     producer index, with or without a doorbell, never makes rxe
+ *     execute a WQE the policy has not released.
+ *   - Released WQEs execute and complete exactly as in stock rxe: one
+ *     completion per signaled (or failed) WQE, in order.
+ *   - When the QP enters the error state, rxe releases every held WQE
+ *     itself (after ->sq_flush) so that they are flushed in order, as
+ *     stock rxe flushes everything the user posted; WQEs taken in while
+ *     the QP is in the error state are released at once.
+ *
+ *   WQEs are released strictly in the order they were posted.
+ *
+ * Contexts and locking
+ *
+ *   ->qp_attach and ->qp_detach run in process context and may sleep;
+ *   ->qp_attach runs in the context of the task creating the QP, so the
+ *   policy may classify it by current (its cgroup, for example).
+ *   ->sq_post and ->sq_flush are called with the queue's gate lock held
+ *   and interrupts disabled, from process context (the doorbell) or from
+ *   softirq context (the requester tasklet); they must not sleep and must
+ *   not call rxe_sq_release() (->sq_post returns how many WQEs to release
+ *   instead). rxe_sq_release() may be called from any context, including
+ *   hard interrupt context (an hrtimer), but not from those two callbacks.
+ *
+ * Registration and unloading
+ *
+ *   rxe_sq_policy_register() fails with -EBUSY when another policy is
+ *   registered. rxe_sq_policy_unregister() may be called while traffic
+ *   runs: it detaches every governed QP (->qp_detach), and each such QP
+ *   keeps using its private ring with every WQE released as it is taken
+ *   in, until it is destroyed. When it returns, no callback of the policy
+ *   runs or will run, so it is safe to call from module exit. rxe calls a
+ *   policy's ->qp_attach only while it holds a reference on ops->owner.
+ *
+ * Extending
+ *
+ *   rxe_sq_release() releases whole WQEs. A later release call may name a
+ *   byte range of the oldest held WQE, so that a policy can have a large
+ *   message sent in parts; the interface above does not change for that.
+ */
+
+#ifndef RDMA_RXE_SQ_POLICY_H
+#define RDMA_RXE_SQ_POLICY_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+/**
+ * struct rxe_sq_policy_ops - a send queue policy
+ * @owner: the module that implements the policy
+ * @name: short name, for messages
+ * @qp_attach: offer a new user QP to the policy, in the context of the
+ *	task creating it. Return 0 and set *@priv to govern its send queue,
+ *	a positive value to leave it ungoverned, or a negative errno to fail
+ *	the creation of the QP. Process context, may sleep; called under
+ *	rxe's registration mutex, so it must not (un)register a policy.
+ * @qp_detach: the QP is no longer governed (it is being destroyed or the
+ *	policy unregisters). Held WQEs are released by rxe; after this
+ *	returns the policy must not call rxe_sq_release() for @qp again.
+ *	Process context, may sleep.
+ * @sq_post: @wqe, the kernel's private copy of a newly posted WQE, joins
+ *	the queue; @held is the number of WQEs held now, @wqe included.
+ *	Return how many of the held WQEs, oldest first, to release now
+ *	(0 .. @held). Gate lock held, interrupts off, must not sleep.
+ * @sq_flush: rxe is about to release all held WQEs because the QP is in
+ *	the error state; the policy drops what it accounted for them.
+ *	Gate lock held, interrupts off, must not sleep.
+ */
+struct rxe_sq_policy_ops {
+	struct module *owner;
+	const char *name;
+	int (*qp_attach)(struct ib_qp *qp, void **priv);
+	void (*qp_detach)(struct ib_qp *qp, void *priv);
+	u32 (*sq_post)(struct ib_qp *qp, void *priv,
+		       const struct rxe_send_wqe *wqe, u32 held);
+	void (*sq_flush)(struct ib_qp *qp, void *priv);
+};
+
+int rxe_sq_policy_register(const struct rxe_sq_policy_ops *ops);
+void rxe_sq_policy_unregister(const struct rxe_sq_policy_ops *ops);
+
+/**
+ * rxe_sq_release - let the requester execute held WQEs
+ * @qp: a QP governed by the caller
+ * @count: how many held WQEs to release, oldest first
+ *
+ * Any context, but not from ->sq_post or ->sq_flush.
+ *
+ * Return: the number of WQEs released, at most @count (fewer when fewer
+ * are held).
+ */
+u32 rxe_sq_release(struct ib_qp *qp, u32 count);
+
+#endif /* RDMA_RXE_SQ_POLICY_H */
