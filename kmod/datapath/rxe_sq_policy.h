@@ -30,9 +30,10 @@
  *     taken in (and offered to the policy) as soon as the requester runs
  *     for any reason.
  *   - The requester executes copied WQEs only up to the release index,
- *     which only rxe_sq_release() advances. Writing the ring and the
- *     producer index, with or without a doorbell, never makes rxe
- *     execute a WQE the policy has not released.
+ *     which only rxe_sq_release() and rxe_sq_release_bytes() advance.
+ *     Writing the ring and the producer index, with or without a
+ *     doorbell, never makes rxe execute a WQE the policy has not
+ *     released.
  *   - Released WQEs execute and complete exactly as in stock rxe: one
  *     completion per signaled (or failed) WQE, in order.
  *   - When the QP enters the error state, rxe releases every held WQE
@@ -42,6 +43,28 @@
  *
  *   WQEs are released strictly in the order they were posted.
  *
+ * Releasing part of a WQE
+ *
+ *   rxe_sq_release_bytes() releases part of the payload of the oldest
+ *   held WQE. rxe sends it as a prefix of the whole packets of the WQE's
+ *   one message and pauses inside the message until more is released,
+ *   then resumes from where it stopped: a released part that ends inside
+ *   a packet waits for the rest of that packet. Whatever the parts, the
+ *   WQE completes exactly as if released whole: one completion, if
+ *   signaled or failed, with its wr_id, opcode, status and byte count;
+ *   a SEND takes one receive WQE at the responder, and immediate data
+ *   arrives with its last packet. The last packet before a pause asks
+ *   for an acknowledgment, and a pause longer than the QP's timeout
+ *   does not count as a transport retry. RDMA WRITE and SEND with a
+ *   payload on RC and UC QPs can be sent in parts; any other WQE (RDMA
+ *   READ, atomics, local operations, inline data, UD, no payload) is
+ *   wholly released by any part. rxe_sq_release() releases a partly
+ *   released WQE wholly before any other.
+ *
+ *   While a WQE is partly released the QP cannot drain (SQD) past it:
+ *   the requester finishes a message it started, so the drain waits for
+ *   the policy to release the rest.
+ *
  * Contexts and locking
  *
  *   ->qp_attach and ->qp_detach run in process context and may sleep;
@@ -50,9 +73,11 @@
  *   ->sq_post and ->sq_flush are called with the queue's gate lock held
  *   and interrupts disabled, from process context (the doorbell) or from
  *   softirq context (the requester tasklet); they must not sleep and must
- *   not call rxe_sq_release() (->sq_post returns how many WQEs to release
- *   instead). rxe_sq_release() may be called from any context, including
- *   hard interrupt context (an hrtimer), but not from those two callbacks.
+ *   not call rxe_sq_release() or rxe_sq_release_bytes() (->sq_post
+ *   returns how many WQEs to release instead). Those two may be called
+ *   from any context, including hard interrupt context (an hrtimer), but
+ *   not from those two callbacks; they take the gate lock, which
+ *   serialises them with each other and with intake.
  *
  * Registration and unloading
  *
@@ -63,12 +88,6 @@
  *   in, until it is destroyed. When it returns, no callback of the policy
  *   runs or will run, so it is safe to call from module exit. rxe calls a
  *   policy's ->qp_attach only while it holds a reference on ops->owner.
- *
- * Extending
- *
- *   rxe_sq_release() releases whole WQEs. A later release call may name a
- *   byte range of the oldest held WQE, so that a policy can have a large
- *   message sent in parts; the interface above does not change for that.
  */
 
 #ifndef RDMA_RXE_SQ_POLICY_H
@@ -92,11 +111,13 @@
  *	returns the policy must not call rxe_sq_release() for @qp again.
  *	Process context, may sleep.
  * @sq_post: @wqe, the kernel's private copy of a newly posted WQE, joins
- *	the queue; @held is the number of WQEs held now, @wqe included.
- *	Return how many of the held WQEs, oldest first, to release now
- *	(0 .. @held). Gate lock held, interrupts off, must not sleep.
- * @sq_flush: rxe is about to release all held WQEs because the QP is in
- *	the error state; the policy drops what it accounted for them.
+ *	the queue; @held is the number of WQEs held now, @wqe and a partly
+ *	released one included. Return how many of the held WQEs, oldest
+ *	first, to release wholly now (0 .. @held). Gate lock held,
+ *	interrupts off, must not sleep.
+ * @sq_flush: rxe is about to release all held WQEs, a partly released
+ *	one included, because the QP is in the error state; the policy
+ *	drops what it accounted for them.
  *	Gate lock held, interrupts off, must not sleep.
  */
 struct rxe_sq_policy_ops {
@@ -120,8 +141,23 @@ void rxe_sq_policy_unregister(const struct rxe_sq_policy_ops *ops);
  * Any context, but not from ->sq_post or ->sq_flush.
  *
  * Return: the number of WQEs released, at most @count (fewer when fewer
- * are held).
+ * are held). A partly released WQE counts as held until it is wholly
+ * released.
  */
 u32 rxe_sq_release(struct ib_qp *qp, u32 count);
+
+/**
+ * rxe_sq_release_bytes - let the requester send part of a held WQE
+ * @qp: a QP governed by the caller
+ * @bytes: how many more bytes of the payload of the oldest held WQE
+ *	(a partly released one, if any) to release; not 0
+ * @left: set to how many bytes of that WQE are still held; 0 once it is
+ *	wholly released, always 0 for a WQE rxe cannot send in parts
+ *
+ * Any context, but not from ->sq_post or ->sq_flush.
+ *
+ * Return: 0, -ENOENT when no WQE is held, or -EINVAL when @bytes is 0.
+ */
+int rxe_sq_release_bytes(struct ib_qp *qp, u32 bytes, u32 *left);
 
 #endif /* RDMA_RXE_SQ_POLICY_H */
