@@ -56,9 +56,9 @@
  *   arrives with its last packet. The last packet before a pause asks
  *   for an acknowledgment, and a pause longer than the QP's timeout
  *   does not count as a transport retry. RDMA WRITE and SEND with a
- *   payload on RC and UC QPs can be sent in parts; any other WQE (RDMA
- *   READ, atomics, local operations, inline data, UD, no payload) is
- *   wholly released by any part. rxe_sq_release() releases a partly
+ *   payload on RC and UC QPs can be sent in parts (rxe_sq_wqe_in_parts());
+ *   any other WQE (RDMA READ, atomics, local operations, inline data,
+ *   UD, no payload) is wholly released by any part. rxe_sq_release() releases a partly
  *   released WQE wholly before any other.
  *
  *   While a WQE is partly released the QP cannot drain (SQD) past it:
@@ -75,9 +75,12 @@
  *   softirq context (the requester tasklet); they must not sleep and must
  *   not call rxe_sq_release() or rxe_sq_release_bytes() (->sq_post
  *   returns how many WQEs to release instead). Those two may be called
- *   from any context, including hard interrupt context (an hrtimer), but
- *   not from those two callbacks; they take the gate lock, which
- *   serialises them with each other and with intake.
+ *   from process or softirq context (a timer, a soft hrtimer), but not
+ *   from those two callbacks nor with interrupts disabled: like the
+ *   doorbell, they run the requester in the caller's context, unless it
+ *   runs on another CPU already, which then sends what was released.
+ *   They take the gate lock, which serialises them with each other and
+ *   with intake.
  *
  * Registration and unloading
  *
@@ -102,14 +105,17 @@
  * @owner: the module that implements the policy
  * @name: short name, for messages
  * @qp_attach: offer a new user QP to the policy, in the context of the
- *	task creating it. Return 0 and set *@priv to govern its send queue,
- *	a positive value to leave it ungoverned, or a negative errno to fail
- *	the creation of the QP. Process context, may sleep; called under
- *	rxe's registration mutex, so it must not (un)register a policy.
- * @qp_detach: the QP is no longer governed (it is being destroyed or the
- *	policy unregisters). Held WQEs are released by rxe; after this
- *	returns the policy must not call rxe_sq_release() for @qp again.
- *	Process context, may sleep.
+ *	task creating it; @depth is the most WQEs its send queue can hold
+ *	at once, so the policy can size what it keeps per held WQE. Return
+ *	0 and set *@priv to govern its send queue, a positive value to
+ *	leave it ungoverned, or a negative errno to fail the creation of
+ *	the QP. Process context, may sleep; called under rxe's registration
+ *	mutex, so it must not (un)register a policy.
+ * @qp_detach: the QP is no longer governed (it is being destroyed, the
+ *	policy unregisters, or rxe could not set up a QP the policy had
+ *	just accepted). Held WQEs are released by rxe; after this returns
+ *	the policy must not call rxe_sq_release() for @qp again. Process
+ *	context, may sleep.
  * @sq_post: @wqe, the kernel's private copy of a newly posted WQE, joins
  *	the queue; @held is the number of WQEs held now, @wqe and a partly
  *	released one included. Return how many of the held WQEs, oldest
@@ -123,7 +129,7 @@
 struct rxe_sq_policy_ops {
 	struct module *owner;
 	const char *name;
-	int (*qp_attach)(struct ib_qp *qp, void **priv);
+	int (*qp_attach)(struct ib_qp *qp, u32 depth, void **priv);
 	void (*qp_detach)(struct ib_qp *qp, void *priv);
 	u32 (*sq_post)(struct ib_qp *qp, void *priv,
 		       const struct rxe_send_wqe *wqe, u32 held);
@@ -138,13 +144,41 @@ void rxe_sq_policy_unregister(const struct rxe_sq_policy_ops *ops);
  * @qp: a QP governed by the caller
  * @count: how many held WQEs to release, oldest first
  *
- * Any context, but not from ->sq_post or ->sq_flush.
+ * Process or softirq context, interrupts enabled, but not from ->sq_post
+ * or ->sq_flush; runs the requester.
  *
  * Return: the number of WQEs released, at most @count (fewer when fewer
  * are held). A partly released WQE counts as held until it is wholly
  * released.
  */
 u32 rxe_sq_release(struct ib_qp *qp, u32 count);
+
+/**
+ * rxe_sq_wqe_in_parts - whether rxe can send a WQE in parts
+ * @qp: the QP
+ * @wqe: the kernel's copy of the WQE, as ->sq_post() sees it
+ *
+ * RDMA WRITE and SEND of any kind, with a payload and not inline, on RC
+ * and UC QPs; rxe_sq_release_bytes() releases any other WQE wholly.
+ */
+static inline bool rxe_sq_wqe_in_parts(const struct ib_qp *qp,
+				       const struct rxe_send_wqe *wqe)
+{
+	if ((qp->qp_type != IB_QPT_RC && qp->qp_type != IB_QPT_UC) ||
+	    wqe->status != IB_WC_SUCCESS || !wqe->dma.length ||
+	    (wqe->wr.send_flags & IB_SEND_INLINE))
+		return false;
+	switch (wqe->wr.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /**
  * rxe_sq_release_bytes - let the requester send part of a held WQE
@@ -154,7 +188,7 @@ u32 rxe_sq_release(struct ib_qp *qp, u32 count);
  * @left: set to how many bytes of that WQE are still held; 0 once it is
  *	wholly released, always 0 for a WQE rxe cannot send in parts
  *
- * Any context, but not from ->sq_post or ->sq_flush.
+ * As rxe_sq_release().
  *
  * Return: 0, -ENOENT when no WQE is held, or -EINVAL when @bytes is 0.
  */

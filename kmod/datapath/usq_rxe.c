@@ -72,7 +72,7 @@ static void (*vg_rxe_unregister)(const struct rxe_sq_policy_ops *ops);
  * (the creating task), under rxe_sq_policy_mutex; takes no lock.
  * Return: 1, leave the QP to rxe as if no policy were registered.
  */
-static int vg_rxe_qp_attach(struct ib_qp *qp, void **priv)
+static int vg_rxe_qp_attach(struct ib_qp *qp, u32 depth, void **priv)
 {
 	return 1;
 }

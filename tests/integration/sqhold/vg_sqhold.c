@@ -13,6 +13,8 @@
  * each QP (rxe_sq_release_bytes()): a large WRITE or SEND goes out in
  * parts with a pause of a tick between them, any other WQE whole.
  *
+ * With @decline set, it leaves every QP rxe offers it alone.
+ *
  * Read-only counters: @qps governed so far, @posted WQEs offered,
  * @timer_released WQEs the timer released wholly, @parts partial
  * releases (some of the WQE still held after them), @part_left bytes
@@ -39,6 +41,10 @@ MODULE_PARM_DESC(period_ms, "period of the releasing timer");
 static unsigned int part_bytes;
 module_param(part_bytes, uint, 0444);
 MODULE_PARM_DESC(part_bytes, "release held WQEs this many bytes per tick");
+
+static bool decline;
+module_param(decline, bool, 0644);
+MODULE_PARM_DESC(decline, "leave every QP to rxe");
 
 static atomic_t qps, posted, timer_released, parts, part_left, flushes;
 
@@ -69,10 +75,13 @@ static DEFINE_SPINLOCK(sqhold_lock);
 static LIST_HEAD(sqhold_qps);
 static struct timer_list sqhold_timer;
 
-static int sqhold_attach(struct ib_qp *qp, void **priv)
+static int sqhold_attach(struct ib_qp *qp, u32 depth, void **priv)
 {
-	struct sqhold_qp *q = kzalloc(sizeof(*q), GFP_KERNEL);
+	struct sqhold_qp *q;
 
+	if (READ_ONCE(decline))
+		return 1;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
 	q->qp = qp;
@@ -94,24 +103,6 @@ static void sqhold_detach(struct ib_qp *qp, void *priv)
 	kfree(q);
 }
 
-/* Whether rxe sends @wqe in parts (include/rdma/rxe_sq_policy.h) */
-static bool sqhold_in_parts(struct ib_qp *qp, const struct rxe_send_wqe *wqe)
-{
-	if ((qp->qp_type != IB_QPT_RC && qp->qp_type != IB_QPT_UC) ||
-	    (wqe->wr.send_flags & IB_SEND_INLINE))
-		return false;
-	switch (wqe->wr.opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* rxe's gate lock held, interrupts off */
 static u32 sqhold_post(struct ib_qp *qp, void *priv,
 		       const struct rxe_send_wqe *wqe, u32 held)
@@ -123,7 +114,7 @@ static u32 sqhold_post(struct ib_qp *qp, void *priv,
 		return held;
 	/* what the timer would release whole in one tick goes now */
 	return held == 1 && (wqe->dma.length <= part_bytes ||
-			     !sqhold_in_parts(qp, wqe));
+			     !rxe_sq_wqe_in_parts(qp, wqe));
 }
 
 /* rxe's gate lock held, interrupts off */
