@@ -18,7 +18,8 @@
  *     verbsgate enters it through rxe_sq_policy_register() and
  *     _unregister(), holding at most 0 and 2 (datapath/usq_rxe.c). rxe
  *     holds it around the policy's ->qp_attach and ->qp_detach, which
- *     therefore take none of 0 to 2.
+ *     therefore take none of 0 to 2; they take the offers' list lock, a
+ *     leaf, and 7 (datapath/usq.c).
  *  3. vg_fault_lock (mutex, datapath/fault.c): a leaf; fault settings.
  *     Likewise the xa_lock of vg_orphans (datapath/device.c), the
  *     removed devices whose wrappers stay until their owners tear down.
@@ -29,9 +30,15 @@
  *     snapshot for devices that attach later.
  *  6. A QP table's xa_lock (datapath/qp.c): tracked QPs and their tenant
  *     pointers. Never taken under 7.
+ * 6a. A governed rxe QP's gate lock (rdma_rxe's, spinlock, interrupts
+ *     off): rxe holds it around the policy's ->sq_post and ->sq_flush,
+ *     which take 7 (datapath/usq.c). verbsgate enters it through
+ *     rxe_sq_release() and _release_bytes() holding none of the locks
+ *     here: a dispatcher drops 7 first.
  *  7. A device's vg_shaper::lock (spinlock, _irqsave: posts come from any
- *     context, hardirq included): the scheduler, the pacer and every
- *     vg_sendq of the device (datapath/shaper.c, datapath/sendq*.c).
+ *     context, hardirq included): the scheduler, the pacer, every
+ *     vg_sendq and every bound vg_usq of the device (datapath/shaper.c,
+ *     datapath/sendq*.c, datapath/usq.c).
  *     Dispatchers (several at once, on different QPs) drop it around the
  *     driver's post_send; WR copies are made without it.
  *
@@ -42,11 +49,10 @@
  * family outlives them).
  *
  * Driver locks: verbsgate calls the driver's operations (post_send,
- * poll_cq, create/modify/destroy) with none of the locks above held but
- * the read-side sections, so no driver lock ever nests inside ours;
- * except rxe_sq_policy_mutex, 2a. A patched rdma_rxe also calls the
- * policy's ->sq_post and ->sq_flush under a QP's gate lock, interrupts
- * off: they take none of the locks above.
+ * poll_cq, create/modify/destroy, rxe's release functions) with none of
+ * the locks above held but the read-side sections, so no driver lock
+ * ever nests inside ours; except rxe_sq_policy_mutex, 2a, and its gate
+ * lock, 6a.
  */
 #ifndef _VG_LOCK_ORDER_H
 #define _VG_LOCK_ORDER_H

@@ -3,8 +3,10 @@
  * verbsgate: /sys/kernel/debug/verbsgate/: fault/, the fault injection
  * points (fault.c); rxe_policy, where verbsgate stands with a patched
  * rdma_rxe's send queue policy interface (datapath/usq_rxe.c): one of
- * no-device, unsupported, busy, failed, registered; and qps, one line
- * per tracked QP:
+ * no-device, unsupported, busy, failed, registered; usq_objects, the
+ * governed user send queues verbsgate keeps state for (datapath/usq.c);
+ * tenant_objects, the tenant objects alive; and qps, one line per
+ * tracked QP:
  *
  *   <ibdev> qpn <n> type <RC|UC|UD|XRC_INI> user pid <pid> comm <comm>
  *	cgroup <id> [local <addr> peer <addr>] tenant <name>
@@ -22,6 +24,7 @@
 
 #include "datapath/device.h"
 #include "datapath/fault.h"
+#include "datapath/usq.h"
 #include "datapath/usq_rxe.h"
 #include "tenant/tenant.h"
 
@@ -113,6 +116,14 @@ static int vg_tenant_objects_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vg_tenant_objects);
 
+/* usq_objects: see the top of this file. */
+static int vg_usq_objects_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%d\n", vg_usq_objects());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vg_usq_objects);
+
 /* rxe_policy: see the top of this file. */
 static int vg_rxe_policy_show(struct seq_file *m, void *unused)
 {
@@ -130,6 +141,8 @@ void vg_debugfs_init(void)
 			    &vg_tenant_objects_fops);
 	debugfs_create_file("rxe_policy", 0444, vg_debugfs_root, NULL,
 			    &vg_rxe_policy_fops);
+	debugfs_create_file("usq_objects", 0444, vg_debugfs_root, NULL,
+			    &vg_usq_objects_fops);
 	vg_fault_debugfs_init(vg_debugfs_root);
 }
 

@@ -8,8 +8,11 @@
  * record what they learn; on device removal and module unload it puts the
  * originals back. Kernel (ULP) and user (uverbs) QPs alike are created,
  * modified and destroyed through these pointers; kernel ULPs post sends
- * and poll completions through them too (user QPs of most providers post
- * from user space, and their posts through uverbs pass unshaped).
+ * and poll completions through them too. User QPs of most providers post
+ * from user space, past every pointer here; a driver patched to let
+ * verbsgate govern them offers each new user QP to it while the create
+ * wrapper runs (usq.c), and their doorbells, which do come through
+ * post_send, let their owners release what their tenants' turns allow.
  *
  * Why no caller can run module code after unload. A caller may have loaded
  * a wrapper's address from the ops just before it was restored. Three
@@ -59,6 +62,8 @@
 #include "interpose.h"
 #include "qp_tenant.h"
 #include "sendq.h"
+#include "usq.h"
+#include "usq_rxe.h"
 
 DEFINE_STATIC_SRCU(vg_interpose_srcu);
 
@@ -93,13 +98,15 @@ static void vg_create_qp_again(struct ib_qp *qp)
  *
  * A process posts to its QPs through a doorbell its driver owns, past
  * every operation verbsgate interposes on: shaping them needs the
- * driver's cooperation, which no driver offers yet (driver-patches/).
+ * driver's cooperation, which only a patched rdma_rxe offers
+ * (driver-patches/, usq_rxe.c), and a shaper to pace them.
  *
- * Context: any.
+ * Context: any; takes no lock (the answer may be stale at once).
  */
 bool vg_interpose_user_qps_enforced(const struct vg_interpose *ip)
 {
-	return false;
+	return READ_ONCE(ip->shaper.active) &&
+	       vg_rxe_governs(ip->shaper.dev->ibdev);
 }
 
 /*
@@ -140,6 +147,7 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 {
 	struct ib_qp_cap cap = attr->cap;
 	struct vg_sendq *sq = NULL;
+	struct vg_usq_offer offer;
 	struct vg_interpose *ip;
 	struct vg_qp *q;
 	int idx, ret;
@@ -157,7 +165,12 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 	if (shaped)
 		extra = vg_sendq_reserve(&ip->shaper, attr,
 					 qp->device->attrs.max_qp_wr);
+	/* A patched driver offers a user QP to verbsgate as it creates it. */
+	if (udata)
+		vg_usq_offer_begin(&offer, &ip->shaper, qp);
 	ret = ip->create_qp(qp, attr, udata);
+	if (udata)
+		vg_usq_offer_end(&offer);
 	if (ret && extra) {
 		/*
 		 * The driver's real limit may be below its max_qp_wr (the
@@ -180,6 +193,9 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 			if (shaped)
 				sq = vg_sendq_create(&ip->shaper, qp, q, attr,
 						     cap.max_send_wr, extra);
+			/* A failed create detached it (offer.usq is stale). */
+			if (udata && offer.usq)
+				vg_usq_link(offer.usq, q);
 			/* Pairs with the post and modify wrappers' acquire. */
 			smp_store_release(&q->sq, sq);
 			vg_qp_announce(vg_device_of(qp->device), qp);
@@ -246,6 +262,7 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 {
 	struct vg_interpose *ip;
 	struct vg_sendq *sq;
+	struct vg_usq *usq;
 	struct vg_qp *q;
 	int idx, ret;
 
@@ -256,11 +273,18 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 	 * of an owner that did not drain complete with ring entries as
 	 * wr_id, before or after the destroy (vg_sendq_release()). Only the
 	 * destroy takes the entry out of the table, so it stays valid here.
+	 * A governed user queue leaves the shaper, and the driver flushes
+	 * what it holds as it would without verbsgate.
 	 */
 	rcu_read_lock();
 	q = vg_qp_find(&ip->qps, qp);
 	sq = q ? q->sq : NULL;
+	usq = q ? vg_usq_get(rcu_dereference(q->usq)) : NULL;
 	rcu_read_unlock();
+	if (usq) {
+		vg_usq_close(usq);
+		vg_usq_put(usq);
+	}
 	if (sq) {
 		vg_sendq_close(&ip->shaper, sq);
 		/*
@@ -308,17 +332,27 @@ static int vg_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
 static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 			const struct ib_send_wr **bad)
 {
+	struct vg_usq *usq = NULL;
 	struct vg_interpose *ip;
 	struct vg_sendq *sq;
+	struct vg_qp *q;
 	int ret;
 
 	rcu_read_lock();
 	ip = vg_ipose(qp->device);
 	sq = vg_sendq_of(ip, qp);
-	if (sq)
+	if (sq) {
 		ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
-	else
+	} else {
 		ret = ip->post_send(qp, wr, bad);
+		/* A governed user QP's doorbell (usq.c). */
+		q = qp->uobject && READ_ONCE(ip->shaper.nusqs) ?
+			vg_qp_find(&ip->qps, qp) : NULL;
+		if (q)
+			usq = rcu_dereference(q->usq);
+		if (usq)
+			vg_usq_kick(usq);
+	}
 	rcu_read_unlock();
 	return ret;
 }

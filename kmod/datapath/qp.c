@@ -223,6 +223,8 @@ u32 vg_qp_enforcement(const struct vg_qp *q, u32 *reason)
 {
 	*reason = VERBSGATE_QP_REASON_NONE;
 	if (q->user) {
+		if (rcu_access_pointer(q->usq))
+			return VERBSGATE_QP_ENFORCED;
 		*reason = VERBSGATE_QP_REASON_USER_QP;
 		return VERBSGATE_QP_TRACKED;
 	}

@@ -13,6 +13,7 @@
 #include "tenant/tenant.h"
 
 struct vg_sendq;
+struct vg_usq;
 
 /**
  * struct vg_qp - what verbsgate knows about one QP
@@ -34,6 +35,9 @@ struct vg_sendq;
  *	insertion and the first classification (vg_qp_add())
  * @sq: the shaper's state of a shaped (kernel-owned RC/UC) QP, or NULL;
  *	set once after creation, cleared before destruction
+ * @usq: the shaper's state of a governed user QP's send queue (usq.h),
+ *	or NULL; set once after creation, cleared when it stops being
+ *	governed (readers use RCU)
  * @unshaped: why a kernel RC/UC QP has no @sq (enum verbsgate_qp_reason),
  *	set before @sq would have been published
  * @rcu: deferred free after RCU readers, who may use @pid and @cgrp
@@ -58,6 +62,7 @@ struct vg_qp {
 	union ib_gid peer_gid;
 	struct vg_ktenant __rcu *tenant;
 	struct vg_sendq *sq;
+	struct vg_usq __rcu *usq;
 	u8 unshaped;
 	struct rcu_head rcu;
 };

@@ -276,7 +276,6 @@ void vg_sendq_unpin(struct vg_shaper *sh, struct vg_sendq *sq)
  */
 void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 {
-	struct vg_shaper_port *pp;
 	struct vg_ktenant *t;
 
 	spin_lock_irq(&sh->lock);
@@ -284,10 +283,7 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
 	list_del_init(&sq->inject_node);
 	list_del_init(&sq->attn_node);
-	pp = vg_sendq_port(sh, sq);
-	pp->by_handle[sq->slot.handle] = NULL;
-	vg_sched_qp_del(&pp->sched, sq->slot.handle);
-	WRITE_ONCE(pp->nsqs, pp->nsqs - 1);
+	vg_shaper_slot_del(sh, &sq->slot);
 	vg_sendq_drop_wrs(sq);
 	list_move_tail(&sq->node, &sh->closed);
 	WRITE_ONCE(sh->nsqs, sh->nsqs - 1);

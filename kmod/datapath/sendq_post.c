@@ -411,9 +411,8 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 
 	vg_cost(&sh->cost, c.opcode, c.length, &tok);
 	pp = vg_sendq_port(sh, sq);
-	vg_pacer_charge(&pp->pacer, now, &tok);
 	/* Out of the scheduler until the chunk is in the driver. */
-	vg_sched_charge(&pp->sched, sq->slot.handle, tok.bytes, now, false);
+	vg_shaper_charge(sh, &sq->slot, &tok, now, false);
 
 	/*
 	 * A tenant change may drop the QP's reference meanwhile; the tenant
@@ -524,19 +523,17 @@ static void vg_sendq_count_direct(struct vg_ktenant *t,
 
 /*
  * Under the shaper lock: may chain @wr go to the driver now, as it is,
- * paced? When nothing of the QP waits or is being posted, the pacer has
- * tokens, no WR of the chain needs a split and the scheduler would pick
- * this QP anyway, sending the chain at once is what the dispatcher would
- * do, minus the copies and the ring. If the send queue has no room
- * reserved for the ring, not while ring entries the owner does not count
- * are in flight (chunks of a split WR, markers): the owner counts its
- * WRs, not the chunks they became, so the send queue may then be full
- * while the owner believes it has room, and the chain would fail for the
- * owner. The chain is charged to the pacer and the scheduler as the
- * dispatcher would charge it, and the caller posts it directly. The
- * pacer may run ahead by up to VG_FAST_WRS WRs, as by one chunk; tokens
- * of WRs the driver then refuses stay spent. Other QPs' posts and the
- * dispatcher may run meanwhile: the order that matters is the QP's own.
+ * paced? When nothing of the QP waits or is being posted, no WR of the
+ * chain needs a split and vg_shaper_charge_now() lets it, sending the
+ * chain at once is what the dispatcher would do, minus the copies and the
+ * ring. If the send queue has no room reserved for the ring, not while
+ * ring entries the owner does not count are in flight (chunks of a split
+ * WR, markers): the owner counts its WRs, not the chunks they became, so
+ * the send queue may then be full while the owner believes it has room,
+ * and the chain would fail for the owner. The caller posts a charged
+ * chain directly; tokens of WRs the driver then refuses stay spent.
+ * Other QPs' posts and the dispatcher may run meanwhile: the order that
+ * matters is the QP's own.
  * Return: whether the chain was charged.
  */
 static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
@@ -544,19 +541,17 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 {
 	struct vg_token tok[VG_FAST_WRS];
 	const struct ib_send_wr *w;
-	struct vg_shaper_port *pp = vg_sendq_port(sh, sq);
-	u64 next, charged = 0, bytes = 0;
 	enum ib_wc_opcode wco;
-	u32 h, k, len;
-	int i, ret;
+	u64 bytes = 0;
+	u32 k, len;
+	int i;
 	u8 vop;
 
 	lockdep_assert_held(&sh->lock);
 
 	if (!vg_sendq_clear(sh, sq) ||
 	    (!sq->reserved && sq->extra_retired != sq->extra_posted) ||
-	    sh->draining || vg_sendq_failed(sq) || sq->blocked ||
-	    vg_pacer_next(&pp->pacer) > now)
+	    sh->draining || vg_sendq_failed(sq) || sq->blocked)
 		return false;
 	for (k = 0, w = wr; w; w = w->next, k++) {
 		if (k == VG_FAST_WRS || !vg_opcode_of(w->opcode, &vop, &wco) ||
@@ -571,26 +566,9 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 		    !(w->send_flags & IB_SEND_INLINE))
 			return false;
 		vg_cost(&sh->cost, vop, len, &tok[k]);
-		charged += tok[k].bytes;
 		bytes += len;
 	}
-	/* Nothing backlogged on the device: the scheduler in O(1). */
-	ret = vg_sched_send_idle(&pp->sched, sq->slot.handle, charged, now);
-	if (ret == -EBUSY) {
-		vg_sched_activate(&pp->sched, sq->slot.handle, now);
-		if (vg_sched_pick(&pp->sched, now, &h, &next) ||
-		    h != sq->slot.handle)
-			return false;
-		ret = vg_sched_charge(&pp->sched, sq->slot.handle, charged, now,
-				      false);
-	}
-	if (ret)
-		return false;
-	for (i = 0; i < k; i++)
-		vg_pacer_charge(&pp->pacer, now, &tok[i]);
-	WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + bytes);
-	WRITE_ONCE(pp->paced_ops, pp->paced_ops + k);
-	return true;
+	return vg_shaper_charge_now(sh, &sq->slot, tok, k, bytes, now);
 }
 
 /*

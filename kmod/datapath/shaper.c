@@ -2,23 +2,23 @@
 /*
  * verbsgate: a device's shaper, the device side.
  *
- * Every shaped QP of the device (a kernel-owned RC or UC QP, sendq.c) has
- * a slot in the device's scheduler (struct vg_slot, which its handle
- * names), under the scheduler slot of its tenant; tenants get their slot
- * when their first QP on the device binds and lose it when they are
- * deleted. The dispatcher picks the QP whose chunk goes next (two-level
- * fair queuing, core/sched.h), lets the pacer (token buckets at SafeUtil,
- * core/pacer.h) decide when, and posts the chunk with the driver's own
- * post_send. When the pacer or a capped tenant says "later", the
- * dispatcher arms an hrtimer for that time and returns: nothing spins and
- * no thread is dedicated to pacing.
+ * Every shaped QP of the device (a kernel-owned RC or UC QP, sendq.c, or a
+ * governed user QP, usq.c) has a slot in the device's scheduler (struct
+ * vg_slot, which its handle names), under the scheduler slot of its
+ * tenant; tenants get their slot when their first QP on the device binds
+ * and lose it when they are deleted. The dispatcher picks the QP whose
+ * chunk goes next (two-level fair queuing, core/sched.h), lets the pacer
+ * (token buckets at SafeUtil, core/pacer.h) decide when, and posts the
+ * chunk with the driver's own post_send. When the pacer or a capped tenant
+ * says "later", the dispatcher arms an hrtimer for that time and returns:
+ * nothing spins and no thread is dedicated to pacing.
  *
  * Locking and context. vg_shaper::lock (spin_lock_irqsave: posts may come
  * from any context) protects the scheduler, the pacer, the settings copy
- * and every vg_sendq of the device. It is held for bookkeeping only, a
- * bounded amount per WR or chunk (the worst case is written below); WR
- * copies, the driver's post_send and the completion handlers of owners
- * all run without it.
+ * and every vg_sendq and bound vg_usq of the device. It is held for
+ * bookkeeping only, a bounded amount per WR or chunk (the worst case is
+ * written below); WR copies, the driver's post_send and the completion
+ * handlers of owners all run without it.
  *
  * The dispatcher runs in the context of whoever kicks it (a post, the
  * hrtimer's softirq), and several run at once, one per kicking context:
@@ -55,6 +55,7 @@
 #include "qp.h"
 #include "sendq.h"
 #include "shaper.h"
+#include "usq.h"
 
 /* Token buckets' depth: what an idle device may send back to back. */
 #define VG_BURST_BYTES	(256U << 10)
@@ -67,7 +68,11 @@
 /* How soon the hrtimer looks again at QPs it could not attend to. */
 #define VG_ATTN_RETRY_NS	(50 * NSEC_PER_USEC)
 
-/* Under the shaper lock: arm the hrtimer for @when, unless it is earlier. */
+/*
+ * Under the shaper lock: arm the hrtimer for @when, unless it is earlier.
+ * It is pinned: it fires on the CPU that armed it, and keeps to it as it
+ * arms itself again (see vg_shaper_arm_here()).
+ */
 void vg_shaper_arm(struct vg_shaper *sh, u64 when)
 {
 	lockdep_assert_held(&sh->lock);
@@ -75,7 +80,30 @@ void vg_shaper_arm(struct vg_shaper *sh, u64 when)
 	if (hrtimer_is_queued(&sh->timer) &&
 	    ktime_to_ns(hrtimer_get_expires(&sh->timer)) <= when)
 		return;
-	hrtimer_start(&sh->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+	hrtimer_start(&sh->timer, ns_to_ktime(when),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/**
+ * vg_shaper_arm_here() - move the hrtimer to this CPU
+ * @sh: the shaper
+ *
+ * A chunk the hrtimer releases is sent on the CPU it fires on, and with
+ * a software driver (rxe) sending is the work of the NIC itself. A paced
+ * poster calls this from its doorbell, so that the work it is paced into
+ * runs where it runs, as its own sends would without verbsgate, rather
+ * than on the CPU of whoever armed the timer first; latency-class
+ * tenants, which are never paced, never pull it to theirs.
+ *
+ * Context: process context; the shaper lock held.
+ */
+void vg_shaper_arm_here(struct vg_shaper *sh)
+{
+	lockdep_assert_held(&sh->lock);
+
+	if (hrtimer_is_queued(&sh->timer))
+		hrtimer_start(&sh->timer, hrtimer_get_expires(&sh->timer),
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 /**
@@ -100,17 +128,52 @@ void vg_shaper_wake_idle(struct vg_shaper *sh)
 }
 
 /*
- * Under the shaper lock: a QP whose chunk is in the driver is out of the
- * scheduler (vg_sendq_driver_post()); were one picked anyway, skipping it
- * keeps its chunks in order. A verbsgate bug, never the owner's input.
+ * Under the shaper lock: a kernel QP whose chunk is in the driver is out
+ * of the scheduler (vg_sendq_driver_post()); were one picked anyway,
+ * skipping it keeps its chunks in order. A verbsgate bug, never the
+ * owner's input.
  */
 static bool vg_shaper_picked_posting(const struct vg_slot *slot)
 {
 #ifdef VG_DEBUG
 	WARN_ONCE(slot->posting, "verbsgate: QP %u picked while posting\n",
-		  slot->q->qpn);
+		  slot->q ? slot->q->qpn : 0);
 #endif
 	return slot->posting;
+}
+
+/*
+ * Under the shaper lock: whether the QP @slot names has something the
+ * dispatcher may post now. If not, the caller takes it out of the
+ * scheduler until its own code activates it again.
+ */
+static bool vg_slot_ready(struct vg_slot *slot)
+{
+	struct vg_sendq *sq;
+
+	if (slot->kind == VG_SLOT_USQ)
+		return vg_usq_ready(vg_slot_usq(slot));
+	sq = vg_slot_sendq(slot);
+	if (list_empty(&sq->queue) || vg_sendq_failed(sq))
+		return false;
+	if (sq->inflight >= sq->depth) {
+		/* A completion reactivates it (sendq.c). */
+		sq->blocked = true;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Under the shaper lock: let the dispatcher pick the QP @slot names again
+ * if it has something to post. Return: whether it was activated.
+ */
+static bool vg_slot_reactivate(struct vg_shaper *sh, struct vg_slot *slot,
+			       u64 now)
+{
+	if (slot->kind == VG_SLOT_USQ)
+		return vg_usq_reactivate(sh, vg_slot_usq(slot), now);
+	return vg_sendq_reactivate(sh, vg_slot_sendq(slot), now);
 }
 
 /*
@@ -126,7 +189,6 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 				struct vg_slot *pref, unsigned long *flags)
 {
 	struct vg_slot *slot;
-	struct vg_sendq *sq;
 	u64 now, next;
 	u32 h;
 	int ret;
@@ -152,15 +214,16 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 		if (ret)
 			return false;	/* nothing to send, or all in the driver */
 		slot = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
-		sq = slot ? vg_slot_sendq(slot) : NULL;
-		if (!sq || list_empty(&sq->queue) || vg_sendq_failed(sq) ||
-		    vg_shaper_picked_posting(slot)) {
-			vg_sched_deactivate(&pp->sched, h);
-			continue;
+		if (slot && slot->kind == VG_SLOT_USQ && slot->posting) {
+			/*
+			 * A user queue keeps its place while its driver sends
+			 * (usq.c): its turn waits for that dispatcher.
+			 */
+			vg_shaper_arm(sh, now + VG_HANDOFF_NS);
+			return false;
 		}
-		if (sq->inflight >= sq->depth) {
-			/* A completion reactivates it (sendq.c). */
-			sq->blocked = true;
+		if (!slot || vg_shaper_picked_posting(slot) ||
+		    !vg_slot_ready(slot)) {
 			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
@@ -172,7 +235,11 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			vg_shaper_arm(sh, now + VG_HANDOFF_NS);
 			return false;
 		}
-		vg_sendq_post_chunk(sh, sq, now, flags);
+		if (slot->kind == VG_SLOT_USQ)
+			vg_usq_post_chunk(sh, vg_slot_usq(slot), now, flags);
+		else
+			vg_sendq_post_chunk(sh, vg_slot_sendq(slot), now,
+					    flags);
 		return true;
 	}
 }
@@ -333,11 +400,12 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 
 	spin_lock_init(&sh->lock);
 	INIT_LIST_HEAD(&sh->sqs);
+	INIT_LIST_HEAD(&sh->usqs);
 	INIT_LIST_HEAD(&sh->closed);
 	INIT_LIST_HEAD(&sh->inject);
 	INIT_LIST_HEAD(&sh->attn);
 	init_waitqueue_head(&sh->idle_wq);
-	hrtimer_init(&sh->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	hrtimer_init(&sh->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
 	sh->timer.function = vg_shaper_timer;
 	sh->dev = dev;
 	sh->post_send = post_send;
@@ -397,7 +465,7 @@ void vg_shaper_settings(struct vg_shaper *sh,
 	sh->enforce = set->enforce;
 	sh->cost = set->cost;
 	/* Faster or unshaped now: let waiting WRs go. */
-	if (!list_empty(&sh->sqs))
+	if (!list_empty(&sh->sqs) || !list_empty(&sh->usqs))
 		vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
@@ -490,6 +558,118 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_slot *slot,
 }
 
 /**
+ * vg_shaper_slot_add() - give a new shaped QP its scheduler slot
+ * @sh: the shaper
+ * @slot: the QP's slot, not in a scheduler yet
+ * @t: its tenant; @slot takes a reference
+ *
+ * On the device's first port; vg_shaper_set_port() follows a QP moved
+ * to INIT on another.
+ *
+ * Context: any; the shaper lock held.
+ * Return: 0, or -ENOSPC (no QP slot left).
+ */
+int vg_shaper_slot_add(struct vg_shaper *sh, struct vg_slot *slot,
+		       struct vg_ktenant *t)
+{
+	return vg_shaper_place(sh, slot, 0, t);
+}
+
+/**
+ * vg_shaper_slot_del() - take a QP's slot out of its scheduler
+ * @sh: the shaper
+ * @slot: the slot, placed; its tenant reference stays for the caller to
+ *	drop (outside the lock: the last one removes a kobject)
+ *
+ * Context: any; the shaper lock held.
+ */
+void vg_shaper_slot_del(struct vg_shaper *sh, struct vg_slot *slot)
+{
+	struct vg_shaper_port *pp = &sh->ports[slot->port];
+
+	lockdep_assert_held(&sh->lock);
+
+	pp->by_handle[slot->handle] = NULL;
+	vg_sched_qp_del(&pp->sched, slot->handle);
+	WRITE_ONCE(pp->nsqs, pp->nsqs - 1);
+}
+
+/**
+ * vg_shaper_charge() - charge what a dispatcher posts for a QP it picked
+ * @sh: the shaper
+ * @slot: the QP's slot, active in its port's scheduler
+ * @tok: the tokens it costs
+ * @now: time of the pick, ns
+ * @backlogged: the QP stays in the scheduler, with its place, while its
+ *	post is in the driver; otherwise it leaves until it returns
+ *
+ * Context: any; the shaper lock held.
+ */
+void vg_shaper_charge(struct vg_shaper *sh, struct vg_slot *slot,
+		      const struct vg_token *tok, u64 now, bool backlogged)
+{
+	struct vg_shaper_port *pp = &sh->ports[slot->port];
+
+	lockdep_assert_held(&sh->lock);
+
+	vg_pacer_charge(&pp->pacer, now, tok);
+	vg_sched_charge(&pp->sched, slot->handle, tok->bytes, now, backlogged);
+}
+
+/**
+ * vg_shaper_charge_now() - let an idle QP post at once, if it may
+ * @sh: the shaper
+ * @slot: the QP's slot; nothing of the QP is queued or being posted
+ * @tok: the tokens of each of @n operations
+ * @n: how many
+ * @bytes: their payload
+ * @now: time, ns
+ *
+ * When the pacer has tokens and the scheduler would pick this QP anyway
+ * (nothing backlogged on the port, or the QP's tenant is the one whose
+ * turn it is), posting at once is what the dispatcher would do, minus
+ * its round trip: the operations are charged as it would charge them,
+ * and the caller lets them go. The pacer may run ahead by @n operations,
+ * as by one chunk.
+ *
+ * Context: any; the shaper lock held.
+ * Return: whether they were charged.
+ */
+bool vg_shaper_charge_now(struct vg_shaper *sh, struct vg_slot *slot,
+			  const struct vg_token *tok, u32 n, u64 bytes,
+			  u64 now)
+{
+	struct vg_shaper_port *pp = &sh->ports[slot->port];
+	u64 charged = 0, next;
+	u32 h, i;
+	int ret;
+
+	lockdep_assert_held(&sh->lock);
+
+	if (vg_pacer_next(&pp->pacer) > now)
+		return false;
+	for (i = 0; i < n; i++)
+		charged += tok[i].bytes;
+	/* Nothing backlogged on the port: the scheduler in O(1). */
+	ret = vg_sched_send_idle(&pp->sched, slot->handle, charged, now);
+	if (ret == -EBUSY) {
+		vg_sched_activate(&pp->sched, slot->handle, now);
+		if (vg_sched_pick(&pp->sched, now, &h, &next) ||
+		    h != slot->handle)
+			return false;
+		ret = vg_sched_charge(&pp->sched, slot->handle, charged, now,
+				      false);
+	}
+	if (ret)
+		return false;
+	for (i = 0; i < n; i++)
+		vg_pacer_charge(&pp->pacer, now, &tok[i]);
+	WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + bytes);
+	WRITE_ONCE(pp->paced_ops, pp->paced_ops + n);
+	return true;
+}
+
+/**
  * vg_shaper_bind() - give a new shaped QP its scheduler slot
  * @sh: the shaper
  * @sq: the QP's state, not yet visible to the post path
@@ -508,7 +688,7 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 	int ret;
 
 	spin_lock_irqsave(&sh->lock, flags);
-	ret = vg_shaper_place(sh, &sq->slot, 0, t);
+	ret = vg_shaper_slot_add(sh, &sq->slot, t);
 	if (!ret) {
 		list_add_tail(&sq->node, &sh->sqs);
 		WRITE_ONCE(sh->nsqs, sh->nsqs + 1);
@@ -525,17 +705,14 @@ int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 static bool vg_shaper_move(struct vg_shaper *sh, struct vg_slot *slot,
 			   u32 port, struct vg_ktenant *t)
 {
-	struct vg_shaper_port *old = &sh->ports[slot->port];
-	u32 h = slot->handle;
+	struct vg_slot old = *slot;
 
 	lockdep_assert_held(&sh->lock);
 
 	if (vg_shaper_place(sh, slot, port, t))
 		return false;
-	vg_sched_qp_del(&old->sched, h);
-	old->by_handle[h] = NULL;
-	WRITE_ONCE(old->nsqs, old->nsqs - 1);
-	vg_sendq_reactivate(sh, vg_slot_sendq(slot), ktime_get_ns());
+	vg_shaper_slot_del(sh, &old);
+	vg_slot_reactivate(sh, slot, ktime_get_ns());
 	return true;
 }
 
@@ -553,10 +730,14 @@ static bool vg_shaper_move(struct vg_shaper *sh, struct vg_slot *slot,
  */
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot)
 {
-	struct vg_ktenant *cur = rcu_dereference(slot->q->tenant);
+	struct vg_ktenant *cur;
 
 	lockdep_assert_held(&sh->lock);
 
+	/* A user QP whose tracking failed keeps its tenant (usq.c). */
+	if (!slot->q)
+		return;
+	cur = rcu_dereference(slot->q->tenant);
 	if (cur && cur != slot->tenant)
 		vg_shaper_move(sh, slot, slot->port, cur);
 }
@@ -592,6 +773,22 @@ void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
+/*
+ * Under the shaper lock and rcu_read_lock(): @slot follows its QP from
+ * @t, a deleted tenant, to the tenant it was classified into since.
+ */
+static void vg_shaper_leave(struct vg_shaper *sh, struct vg_slot *slot,
+			    struct vg_ktenant *t)
+{
+	struct vg_ktenant *cur;
+
+	if (!slot->q)
+		return;
+	cur = rcu_dereference(slot->q->tenant);
+	if (slot->tenant == t && cur && cur != t)
+		vg_shaper_move(sh, slot, slot->port, cur);
+}
+
 /**
  * vg_shaper_tenant_event() - follow a tenant change
  * @sh: the shaper
@@ -610,9 +807,8 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 {
 	struct vg_shaper_port *pp;
 	struct vg_tenant_cfg cfg;
-	struct vg_ktenant *cur;
-	struct vg_slot *slot;
 	struct vg_sendq *sq;
+	struct vg_usq *usq;
 	unsigned long flags;
 	u32 i, tid;
 
@@ -621,12 +817,10 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 	rcu_read_lock();
 	spin_lock_irqsave(&sh->lock, flags);
 	if (ev == VG_TENANT_REMOVED) {
-		list_for_each_entry(sq, &sh->sqs, node) {
-			slot = &sq->slot;
-			cur = rcu_dereference(slot->q->tenant);
-			if (slot->tenant == t && cur && cur != t)
-				vg_shaper_move(sh, slot, slot->port, cur);
-		}
+		list_for_each_entry(sq, &sh->sqs, node)
+			vg_shaper_leave(sh, &sq->slot, t);
+		list_for_each_entry(usq, &sh->usqs, node)
+			vg_shaper_leave(sh, &usq->slot, t);
 	}
 	vg_shaper_tenant_cfg(t, &cfg);
 	for (i = 0; i < sh->nports; i++) {
@@ -713,6 +907,8 @@ bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound)
 		vg_sendq_settle(sh, sq);
 	vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
+	/* User send queues' drivers execute what they hold themselves. */
+	vg_usq_drain(sh);
 	if (bound)
 		return wait_event_timeout(sh->idle_wq,
 					  vg_shaper_idle_locked(sh, rings),

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * verbsgate: the shaper of a device's kernel-owned send queues.
+ * verbsgate: the shaper of a device's send queues.
  *
  * One struct vg_shaper per device holds the policy core's scheduler and
- * pacer and the hrtimer that wakes the dispatcher; one struct vg_sendq
- * per shaped QP (sendq.h) holds the WRs waiting in arrival order and the
- * ring of what was posted, which completions are translated against. A
- * scheduler handle names a QP's struct vg_slot, the first member of its
- * vg_sendq. See shaper.c (device side) and sendq*.c (QP side) for the
- * rules.
+ * pacer and the hrtimer that wakes the dispatcher. A send queue it shapes
+ * is one of two kinds, each with a struct vg_slot first, which a
+ * scheduler handle names: a kernel-owned QP's struct vg_sendq (sendq.h)
+ * holds the WRs waiting in arrival order and the ring of what was posted,
+ * which completions are translated against; a governed user QP's struct
+ * vg_usq (usq.h) keeps what its driver holds, which verbsgate releases.
+ * See shaper.c (device side), sendq*.c and usq.c (QP side) for the rules.
  */
 #ifndef _VG_SHAPER_H
 #define _VG_SHAPER_H
@@ -29,6 +30,7 @@ struct vg_ktenant;
 struct vg_qp;
 struct vg_qp_table;
 struct vg_sendq;
+struct vg_usq;
 
 /* Shaped QPs per port (the scheduler's QP slots). */
 #define VG_SHAPER_MAX_QPS	16384U
@@ -61,6 +63,7 @@ union vg_send_wr {
 /* What a scheduler handle names: the structure its vg_slot begins. */
 enum vg_slot_kind {
 	VG_SLOT_SENDQ,		/* struct vg_sendq (sendq.h) */
+	VG_SLOT_USQ,		/* struct vg_usq (usq.h) */
 };
 
 /**
@@ -130,6 +133,7 @@ struct vg_shaper_port {
  * @next_port: the port the dispatcher serves first in its next round
  * @timer: wakes the dispatcher at the next departure (softirq)
  * @sqs: every vg_sendq of the device
+ * @usqs: every vg_usq bound to the device
  * @closed: vg_sendqs of destroyed QPs whose ring may still be named by
  *	a completion in their CQ
  * @nclosed: entries of @closed (read locklessly by the poll wrapper)
@@ -139,6 +143,7 @@ struct vg_shaper_port {
  *	becomes ready for it is reported by that poll
  * @post_send: the driver's post_send
  * @nsqs: entries of @sqs (read locklessly by the poll wrapper)
+ * @nusqs: entries of @usqs
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
  * @chunk: the device's chunk size
  * @enforce: pace and split; otherwise WRs go to the driver directly
@@ -158,6 +163,7 @@ struct vg_shaper {
 	u32 next_port;
 	struct hrtimer timer;
 	struct list_head sqs;
+	struct list_head usqs;
 	struct list_head closed;
 	u32 nclosed;
 	struct list_head inject;
@@ -165,6 +171,7 @@ struct vg_shaper {
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad);
 	u32 nsqs;
+	u32 nusqs;
 	struct vg_cost_model cost;
 	u32 chunk;
 	bool enforce;
@@ -208,6 +215,7 @@ void vg_shaper_kick(struct vg_shaper *sh, struct vg_slot *pref,
 		    unsigned long *flags);
 void vg_shaper_wake_idle(struct vg_shaper *sh);
 void vg_shaper_arm(struct vg_shaper *sh, u64 when);
+void vg_shaper_arm_here(struct vg_shaper *sh);
 int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
 		   struct vg_ktenant *t);
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot);
@@ -216,6 +224,14 @@ void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
 u32 vg_shaper_ports_paced(const struct vg_shaper *sh);
 void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,
 			  struct vg_shaper_port_stats *st);
+int vg_shaper_slot_add(struct vg_shaper *sh, struct vg_slot *slot,
+		       struct vg_ktenant *t);
+void vg_shaper_slot_del(struct vg_shaper *sh, struct vg_slot *slot);
+bool vg_shaper_charge_now(struct vg_shaper *sh, struct vg_slot *slot,
+			  const struct vg_token *tok, u32 n, u64 bytes,
+			  u64 now);
+void vg_shaper_charge(struct vg_shaper *sh, struct vg_slot *slot,
+		      const struct vg_token *tok, u64 now, bool backlogged);
 void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 			    struct vg_ktenant *t);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * verbsgate: register as the send queue policy of a patched rdma_rxe.
+ * verbsgate: the send queue policy of a patched rdma_rxe.
  *
  * driver-patches/rdma_rxe lets one module decide when the WQEs of rxe
  * user send queues are executed; the contract is rxe_sq_policy.h, a copy
@@ -17,9 +17,10 @@
  * `delete`, on rdma_rxe's unload and on verbsgate's. rdma_rxe cannot
  * finish unloading while such a callback runs (its exit unregisters its
  * devices, which waits for the clients' callbacks), so the references
- * symbol_get() takes are dropped at once and no call into rxe is made
- * anywhere else. rxe takes a reference on verbsgate only around
- * ->qp_attach.
+ * symbol_get() takes are dropped at once; rxe's release functions are
+ * called only for a QP bound to a device's shaper, which exists only
+ * while its rxe device is attached. rxe takes a reference on verbsgate
+ * only around ->qp_attach.
  *
  * The loaded rdma_rxe without the interface (the stock module): nothing
  * is registered, nothing changes. Another policy registered: verbsgate
@@ -27,20 +28,25 @@
  * attaches. User QPs that exist when verbsgate registers are not
  * offered to it (the contract).
  *
- * verbsgate leaves every QP rxe offers it alone for now (->qp_attach
- * returns 1), so registering changes nothing for traffic; debugfs
- * rxe_policy shows where it stands (control/debugfs.c).
+ * Every user QP the create wrapper creates on an rxe device is governed
+ * (usq.c): the callbacks below translate rxe's view of a WQE into the
+ * shaper's and back. Debugfs rxe_policy shows where verbsgate stands
+ * (control/debugfs.c).
  *
  * Locking: the state below is under vg_devices_lock, and rxe takes
- * rxe_sq_policy_mutex inside it (kmod/lock_order.h, 2 and 2a).
+ * rxe_sq_policy_mutex inside it (kmod/lock_order.h, 2 and 2a); rxe calls
+ * ->sq_post and ->sq_flush under a QP's gate lock (6a).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/wr.h"
+
 #include "device.h"
 #include "rxe_sq_policy.h"
+#include "usq.h"
 #include "usq_rxe.h"
 
 /* Where verbsgate stands with rdma_rxe's send queue policy interface. */
@@ -66,35 +72,75 @@ static enum vg_rxe_policy vg_rxe_state;
 static u32 vg_rxe_ndevs;
 /* rxe_sq_policy_unregister() of the rdma_rxe registered with, or NULL */
 static void (*vg_rxe_unregister)(const struct rxe_sq_policy_ops *ops);
+/* Its release functions, set before registering (see the top). */
+static struct vg_usq_driver vg_rxe_driver;
 
 /*
- * ->qp_attach: rxe offers a user QP as it is created. Process context
- * (the creating task), under rxe_sq_policy_mutex; takes no lock.
- * Return: 1, leave the QP to rxe as if no policy were registered.
+ * ->qp_attach: rxe offers a user QP as it is created, its send queue
+ * @depth WQEs deep. Process context (the creating task), under
+ * rxe_sq_policy_mutex; usq.c takes the shaper lock.
+ * Return: 0 to govern it, 1 to leave it to rxe, or an errno to fail it.
  */
 static int vg_rxe_qp_attach(struct ib_qp *qp, u32 depth, void **priv)
 {
-	return 1;
+	return vg_usq_attach(qp, depth, &vg_rxe_driver,
+			     (struct vg_usq **)priv);
 }
 
 /*
- * ->qp_detach, ->sq_post, ->sq_flush: rxe calls them only for the QPs
- * ->qp_attach accepted, none so far; rxe_sq_policy_register() insists
- * on all four. Process context under rxe_sq_policy_mutex (detach), a
- * QP's gate lock with interrupts off (post, flush); take no lock.
+ * ->qp_detach: the QP is destroyed, rxe could not set it up, or verbsgate
+ * unregisters. Process context, under rxe_sq_policy_mutex.
  */
 static void vg_rxe_qp_detach(struct ib_qp *qp, void *priv)
 {
+	vg_usq_detach(priv);
 }
 
+/*
+ * The cost class of a WQE's opcode (core/token.h). rxe has checked the
+ * opcode against the QP (a WQE that failed completes with an error and
+ * costs one operation).
+ */
+static u8 vg_rxe_vop(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_READ:
+		return VG_OP_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return VG_OP_ATOMIC_CMP_SWP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return VG_OP_ATOMIC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_REG_MR:
+	case IB_WR_BIND_MW:
+		return VG_OP_LOCAL_INV;
+	default:
+		return VG_OP_SEND;
+	}
+}
+
+/*
+ * ->sq_post: rxe took @wqe, its private copy, in; @held WQEs are held.
+ * A QP's gate lock held, interrupts off (the doorbell or the requester
+ * tasklet); usq.c takes the shaper lock.
+ * Return: how many held WQEs rxe may execute now.
+ */
 static u32 vg_rxe_sq_post(struct ib_qp *qp, void *priv,
 			  const struct rxe_send_wqe *wqe, u32 held)
 {
-	return held;
+	struct vg_usq_wqe w = {
+		.length = wqe->status == IB_WC_SUCCESS ? wqe->dma.length : 0,
+		.vop = vg_rxe_vop(wqe->wr.opcode),
+		.parts = rxe_sq_wqe_in_parts(qp, wqe),
+	};
+
+	return vg_usq_post(priv, &w, held);
 }
 
+/* ->sq_flush: the QP failed; rxe releases what it holds. As ->sq_post. */
 static void vg_rxe_sq_flush(struct ib_qp *qp, void *priv)
 {
+	vg_usq_flush(priv);
 }
 
 static const struct rxe_sq_policy_ops vg_rxe_ops = {
@@ -126,7 +172,10 @@ static void vg_rxe_register(const char *name)
 
 	reg = symbol_get(rxe_sq_policy_register);
 	unreg = symbol_get(rxe_sq_policy_unregister);
-	if (reg && unreg) {
+	vg_rxe_driver.release = symbol_get(rxe_sq_release);
+	vg_rxe_driver.release_bytes = symbol_get(rxe_sq_release_bytes);
+	if (reg && unreg && vg_rxe_driver.release &&
+	    vg_rxe_driver.release_bytes) {
 		ret = reg(&vg_rxe_ops);
 		state = !ret ? VG_RXE_REGISTERED :
 			ret == -EBUSY ? VG_RXE_BUSY : VG_RXE_FAILED;
@@ -136,6 +185,10 @@ static void vg_rxe_register(const char *name)
 		symbol_put(rxe_sq_policy_register);
 	if (unreg)
 		symbol_put(rxe_sq_policy_unregister);
+	if (vg_rxe_driver.release)
+		symbol_put(rxe_sq_release);
+	if (vg_rxe_driver.release_bytes)
+		symbol_put(rxe_sq_release_bytes);
 	if (state == VG_RXE_REGISTERED)
 		vg_rxe_unregister = unreg;
 	WRITE_ONCE(vg_rxe_state, state);
@@ -187,6 +240,18 @@ void vg_rxe_detach(struct vg_device *dev)
 		vg_rxe_unregister(&vg_rxe_ops);
 	vg_rxe_unregister = NULL;
 	WRITE_ONCE(vg_rxe_state, VG_RXE_NO_DEVICE);
+}
+
+/**
+ * vg_rxe_governs() - whether verbsgate governs a device's user send queues
+ * @ibdev: the device
+ *
+ * Context: any; takes no lock (the answer may be stale at once).
+ */
+bool vg_rxe_governs(const struct ib_device *ibdev)
+{
+	return vg_rxe_device(ibdev) &&
+	       READ_ONCE(vg_rxe_state) == VG_RXE_REGISTERED;
 }
 
 /**

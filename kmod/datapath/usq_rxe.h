@@ -6,10 +6,12 @@
 #ifndef _VG_USQ_RXE_H
 #define _VG_USQ_RXE_H
 
+struct ib_device;
 struct vg_device;
 
 void vg_rxe_attach(struct vg_device *dev);
 void vg_rxe_detach(struct vg_device *dev);
+bool vg_rxe_governs(const struct ib_device *ibdev);
 const char *vg_rxe_policy_state(void);
 
 #endif /* _VG_USQ_RXE_H */

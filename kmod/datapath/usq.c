@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * verbsgate: the governed send queues of user QPs.
+ *
+ * A process posts to its QPs past every operation verbsgate interposes
+ * on: it writes WQEs into a ring it shares with the driver and rings a
+ * doorbell. A driver patched to let a policy govern its user send queues
+ * (driver-patches/rdma_rxe; usq_rxe.c registers verbsgate with it) copies
+ * each WQE into kernel memory, offers it to verbsgate (vg_usq_post()) and
+ * executes it only once verbsgate releases it, whatever the process
+ * writes or rings. So a tenant's user QPs are paced like its kernel QPs:
+ * each governed queue has a slot in its port's scheduler (struct
+ * vg_slot, shaper.c); the dispatcher picks it in its tenant's turn,
+ * charges the pacer and the scheduler for the next chunk of its oldest
+ * held WQE and releases that chunk. The driver sends a large RDMA WRITE
+ * or SEND in parts of the device's chunk size, pausing inside its one
+ * message, and anything else whole. Completions stay the driver's: one
+ * per WQE, as without verbsgate; verbsgate keeps no copy of a WQE, no
+ * ring and no completion of its own.
+ *
+ * What verbsgate keeps of each held WQE is its cost (struct vg_usq_wqe),
+ * in a FIFO as deep as the driver's queue, allocated with the QP. The
+ * driver's count of what it holds is the truth: WQEs it released without
+ * verbsgate (the QP failed, or was reset) are forgotten, and WQEs it
+ * holds that verbsgate does not know of are released at the next post.
+ *
+ * As for kernel QPs, a WQE goes at once, unpaced, when its tenant is of
+ * the latency class, when the device's enforcement is off or verbsgate
+ * is unloading; and, paced, when nothing of its queue waits, it needs no
+ * split and the scheduler and the pacer would let it go now
+ * (vg_shaper_charge_now()). Otherwise it waits for the dispatcher: the
+ * doorbell of its own process (vg_usq_kick()), which releases its own
+ * QP's chunks in its tenant's turns, or the hrtimer.
+ *
+ * Life. When the driver offers a QP the create wrapper is creating
+ * (vg_usq_offer_begin()), vg_usq_attach() classifies it by the creating
+ * task's cgroup and takes its scheduler slot; a QP verbsgate cannot pace
+ * (no slot left, no memory) is not created. vg_usq_link() ties it to its
+ * tracking entry once the driver has created it. vg_usq_close() takes it
+ * out of the shaper before the driver destroys the QP, and the driver's
+ * detach frees it (vg_usq_detach()). Device removal and unload unbind
+ * every queue and let the driver execute what it holds
+ * (vg_usq_drain()); an unbound queue's WQEs are released as they are
+ * posted, until its QP goes.
+ *
+ * Locking. The device's shaper lock protects a bound queue
+ * (kmod/lock_order.h). The driver calls vg_usq_post() and vg_usq_flush()
+ * with its own lock of the queue held and interrupts off, so the shaper
+ * lock nests inside it; verbsgate calls the driver's release functions
+ * without the shaper lock, marking the queue busy meanwhile, and closing
+ * or draining it waits until it is not.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cgroup.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "tenant/tenant.h"
+
+#include "device.h"
+#include "qp.h"
+#include "shaper.h"
+#include "usq.h"
+
+/*
+ * How long a WQE the doorbell's owner will release itself (vg_usq_kick())
+ * waits before the hrtimer looks: a WQE taken in without a doorbell has
+ * nobody else to release it.
+ */
+#define VG_USQ_HANDOFF_NS	(20 * NSEC_PER_USEC)
+
+/*
+ * The create wrapper's offers, by QP: the driver's ->qp_attach finds the
+ * shaper of the device there. A spinlock, a leaf; process context only.
+ */
+static DEFINE_SPINLOCK(vg_usq_offers_lock);
+static LIST_HEAD(vg_usq_offers);
+/* Live struct vg_usq, for leak checks (debugfs usq_objects). */
+static atomic_t vg_usq_count = ATOMIC_INIT(0);
+
+/**
+ * vg_usq_offer_begin() - a user QP is about to be created through verbsgate
+ * @o: the offer, on the caller's stack until vg_usq_offer_end()
+ * @sh: the shaper of the QP's device
+ * @qp: the QP ib_core allocated, which the driver is about to create
+ *
+ * Only a QP verbsgate will track is governed: the driver offers every
+ * user QP, including those created on a device before its wrappers were
+ * installed, and those it leaves alone.
+ *
+ * Context: process context (the create wrapper); takes a leaf spinlock.
+ */
+void vg_usq_offer_begin(struct vg_usq_offer *o, struct vg_shaper *sh,
+			struct ib_qp *qp)
+{
+	o->sh = sh;
+	o->qp = qp;
+	o->usq = NULL;
+	spin_lock(&vg_usq_offers_lock);
+	list_add(&o->node, &vg_usq_offers);
+	spin_unlock(&vg_usq_offers_lock);
+}
+
+/**
+ * vg_usq_offer_end() - the driver's create_qp returned
+ * @o: the offer
+ *
+ * Context: process context; takes a leaf spinlock.
+ */
+void vg_usq_offer_end(struct vg_usq_offer *o)
+{
+	spin_lock(&vg_usq_offers_lock);
+	list_del(&o->node);
+	spin_unlock(&vg_usq_offers_lock);
+}
+
+/* The offer of @qp, or NULL. Process context; takes a leaf spinlock. */
+static struct vg_usq_offer *vg_usq_offer_of(struct ib_qp *qp)
+{
+	struct vg_usq_offer *o, *found = NULL;
+
+	spin_lock(&vg_usq_offers_lock);
+	list_for_each_entry(o, &vg_usq_offers, node)
+		if (o->qp == qp) {
+			found = o;
+			break;
+		}
+	spin_unlock(&vg_usq_offers_lock);
+	return found;
+}
+
+/* The oldest held WQE. Under the shaper lock; @usq->nheld > 0. */
+static struct vg_usq_wqe *vg_usq_head(struct vg_usq *usq)
+{
+	return &usq->wqes[usq->head & (usq->size - 1)];
+}
+
+/* Forget the oldest held WQE. Under the shaper lock. */
+static void vg_usq_pop(struct vg_usq *usq)
+{
+	usq->head++;
+	usq->nheld--;
+	usq->part_sent = 0;
+}
+
+/*
+ * Under the shaper lock: forget every held WQE (the driver released
+ * them, or will) and leave the scheduler.
+ */
+static void vg_usq_forget(struct vg_shaper *sh, struct vg_usq *usq)
+{
+	lockdep_assert_held(&sh->lock);
+
+	if (usq->nheld && usq->slot.tenant)
+		vg_tenant_count_queue(usq->slot.tenant, 0, usq->nheld);
+	usq->head += usq->nheld;
+	usq->nheld = 0;
+	usq->part_sent = 0;
+	if (usq->placed)
+		vg_sched_deactivate(&sh->ports[usq->slot.port].sched,
+				    usq->slot.handle);
+}
+
+/**
+ * vg_usq_attach() - the driver offers a new user QP
+ * @qp: the QP, being created in the context of its creator
+ * @depth: the most WQEs its send queue holds at once
+ * @drv: how the driver releases them
+ * @out: set to the queue's state
+ *
+ * A QP the create wrapper offered (vg_usq_offer_begin()) is governed: it
+ * is classified by its creator's cgroup, as its tracking entry will be
+ * (rule R1 of tenant/tenant.h), and placed in its device's scheduler.
+ *
+ * Context: process context (the creator's), under the driver's
+ * registration mutex; allocates with GFP_KERNEL; takes the shaper lock.
+ * Return: 0 to govern the QP; 1 to leave it to the driver (not offered,
+ * or its device is going); -ENOMEM or -ENOSPC (no scheduler slot left)
+ * to fail its creation, since verbsgate could not pace it.
+ */
+int vg_usq_attach(struct ib_qp *qp, u32 depth,
+		  const struct vg_usq_driver *drv, struct vg_usq **out)
+{
+	struct vg_qp_facts facts = { .user = true };
+	struct vg_usq_offer *o = vg_usq_offer_of(qp);
+	struct vg_shaper *sh = o ? o->sh : NULL;
+	struct vg_ktenant *t;
+	struct vg_usq *usq;
+	unsigned long flags;
+	int ret = 1;
+
+	if (!sh || !READ_ONCE(sh->active))
+		return 1;
+	usq = kzalloc(sizeof(*usq), GFP_KERNEL);
+	if (!usq)
+		return -ENOMEM;
+	usq->size = roundup_pow_of_two(max(depth, 1U));
+	usq->wqes = kvcalloc(usq->size, sizeof(*usq->wqes), GFP_KERNEL);
+	if (!usq->wqes) {
+		kfree(usq);
+		return -ENOMEM;
+	}
+	atomic_inc(&vg_usq_count);
+	INIT_LIST_HEAD(&usq->node);
+	refcount_set(&usq->ref, 1);
+	usq->slot.kind = VG_SLOT_USQ;
+	usq->qp = qp;
+	usq->drv = drv;
+
+	rcu_read_lock();
+	facts.cgrp = task_dfl_cgroup(current);
+	t = vg_tenant_classify(&facts);
+	rcu_read_unlock();
+
+	spin_lock_irqsave(&sh->lock, flags);
+	if (t && !sh->draining) {
+		ret = vg_shaper_slot_add(sh, &usq->slot, t);
+		if (!ret) {
+			usq->placed = true;
+			list_add_tail(&usq->node, &sh->usqs);
+			WRITE_ONCE(sh->nusqs, sh->nusqs + 1);
+			WRITE_ONCE(usq->sh, sh);
+		}
+	}
+	spin_unlock_irqrestore(&sh->lock, flags);
+	vg_tenant_put(t);
+
+	if (ret) {
+		if (ret < 0)
+			pr_info_ratelimited("%s: refused a QP of %s[%d]: no scheduler slot left to pace it\n",
+					    sh->dev->name, current->comm,
+					    task_tgid_nr(current));
+		vg_usq_put(usq);
+		return ret < 0 ? -ENOSPC : 1;
+	}
+	o->usq = usq;
+	*out = usq;
+	return 0;
+}
+
+/**
+ * vg_usq_link() - tie a governed queue to its QP's tracking entry
+ * @usq: the queue, as the driver's create_qp left it
+ * @q: the entry, classified
+ *
+ * From now on the queue's slot follows the entry's tenant (between WQEs,
+ * rule R6) and the entry says its QP is enforced.
+ *
+ * Context: process context (the create wrapper); takes the shaper lock.
+ */
+void vg_usq_link(struct vg_usq *usq, struct vg_qp *q)
+{
+	struct vg_shaper *sh = READ_ONCE(usq->sh);
+	unsigned long flags;
+
+	if (!sh)
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (usq->sh == sh) {
+		usq->slot.q = q;
+		rcu_assign_pointer(q->usq, usq);
+	}
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/*
+ * Under the shaper lock, with nothing of @usq being released: take it
+ * out of the shaper. Its WQEs are the driver's to execute from now on.
+ * Return: its tenant reference, for the caller to drop without the lock.
+ */
+static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
+					struct vg_usq *usq)
+{
+	struct vg_ktenant *t = usq->slot.tenant;
+
+	lockdep_assert_held(&sh->lock);
+
+	vg_usq_forget(sh, usq);
+	if (usq->placed)
+		vg_shaper_slot_del(sh, &usq->slot);
+	usq->placed = false;
+	list_del_init(&usq->node);
+	WRITE_ONCE(sh->nusqs, sh->nusqs - 1);
+	if (usq->slot.q)
+		RCU_INIT_POINTER(usq->slot.q->usq, NULL);
+	usq->slot.q = NULL;
+	usq->slot.tenant = NULL;
+	WRITE_ONCE(usq->sh, NULL);
+	vg_shaper_wake_idle(sh);
+	return t;
+}
+
+/**
+ * vg_usq_close() - stop governing a queue
+ * @usq: the queue
+ *
+ * Its QP is being destroyed (the destroy wrapper, before the driver's
+ * destroy_qp), or the driver detaches it. What it holds is the driver's
+ * to flush or discard.
+ *
+ * Context: process context; sleeps until no dispatcher releases its
+ * WQEs; takes the shaper lock. The caller keeps the shaper alive: a
+ * wrapper's read-side section, or the driver's registration mutex
+ * (unregistration comes before the device's detach).
+ */
+void vg_usq_close(struct vg_usq *usq)
+{
+	struct vg_shaper *sh = READ_ONCE(usq->sh);
+	struct vg_ktenant *t = NULL;
+
+	if (!sh)
+		return;
+	spin_lock_irq(&sh->lock);
+	wait_event_lock_irq(sh->idle_wq, !usq->busy, sh->lock);
+	if (usq->sh == sh)
+		t = vg_usq_unbind(sh, usq);
+	spin_unlock_irq(&sh->lock);
+	/* Outside the lock: the last reference removes the tenant's kobject. */
+	vg_tenant_put(t);
+}
+
+/**
+ * vg_usq_get() - hold a queue found under RCU across a sleep
+ * @usq: the queue, or NULL
+ *
+ * Context: any; under rcu_read_lock().
+ * Return: @usq, or NULL if it is being freed.
+ */
+struct vg_usq *vg_usq_get(struct vg_usq *usq)
+{
+	return usq && refcount_inc_not_zero(&usq->ref) ? usq : NULL;
+}
+
+/**
+ * vg_usq_put() - drop a reference; the last one frees the queue's state
+ * @usq: the queue, or NULL
+ *
+ * Context: any.
+ */
+void vg_usq_put(struct vg_usq *usq)
+{
+	if (!usq || !refcount_dec_and_test(&usq->ref))
+		return;
+	kvfree(usq->wqes);
+	atomic_dec(&vg_usq_count);
+	/* The post wrapper may still look at it (vg_usq_kick()). */
+	kfree_rcu(usq, rcu);
+}
+
+/**
+ * vg_usq_objects() - governed send queues verbsgate holds state for
+ *
+ * Context: any.
+ */
+int vg_usq_objects(void)
+{
+	return atomic_read(&vg_usq_count);
+}
+
+/**
+ * vg_usq_detach() - the driver no longer governs a QP
+ * @usq: the queue
+ *
+ * The QP is being destroyed, verbsgate unregisters, or the driver could
+ * not set up a QP just attached. The driver calls nothing of verbsgate's
+ * for it any more; its state goes with the last reference.
+ *
+ * Context: process context, under the driver's registration mutex;
+ * takes the shaper lock.
+ */
+void vg_usq_detach(struct vg_usq *usq)
+{
+	vg_usq_close(usq);
+	vg_usq_put(usq);
+}
+
+/*
+ * Under the shaper lock: may @usq's WQEs go unpaced? A latency-class
+ * tenant's, or any while enforcement is off or verbsgate unloads, as
+ * for kernel QPs (sendq_post.c).
+ */
+static bool vg_usq_direct(struct vg_shaper *sh, struct vg_usq *usq)
+{
+	lockdep_assert_held(&sh->lock);
+
+	return sh->draining || !sh->enforce ||
+	       READ_ONCE(usq->slot.tenant->pol.class) ==
+			VERBSGATE_CLASS_LATENCY;
+}
+
+/*
+ * Under the shaper lock: may @w, with nothing of @usq waiting, go now,
+ * paced? If the dispatcher would release it whole at once, it is charged
+ * as the dispatcher would charge it.
+ */
+static bool vg_usq_fast(struct vg_shaper *sh, struct vg_usq *usq,
+			const struct vg_usq_wqe *w, u64 now)
+{
+	struct vg_token tok;
+
+	lockdep_assert_held(&sh->lock);
+
+	if (w->parts && w->length > sh->chunk)
+		return false;
+	vg_cost(&sh->cost, w->vop, w->length, &tok);
+	return vg_shaper_charge_now(sh, &usq->slot, &tok, 1, w->length, now);
+}
+
+/**
+ * vg_usq_post() - the driver took a newly posted WQE in
+ * @usq: its queue
+ * @w: what it costs
+ * @held: WQEs the driver holds now, this one included
+ *
+ * Context: the driver's: its lock of the queue held, interrupts off,
+ * from the doorbell (process context) or its requester (softirq). Takes
+ * the shaper lock; calls nothing of the driver's.
+ * Return: how many held WQEs, oldest first, the driver may execute now.
+ */
+u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
+{
+	struct vg_shaper *sh;
+	struct vg_ktenant *t;
+	u32 ret = 0;
+	u64 now;
+
+	rcu_read_lock();
+	sh = READ_ONCE(usq->sh);
+	if (!sh)
+		goto unbound;
+	now = ktime_get_ns();
+	spin_lock(&sh->lock);
+	if (usq->sh != sh || !usq->placed) {
+		spin_unlock(&sh->lock);
+		goto unbound;
+	}
+	/*
+	 * The driver's count is the truth (see the top of this file), but
+	 * not while a dispatcher's release of the oldest is under way.
+	 */
+	while (!usq->slot.posting && usq->nheld && usq->nheld >= held) {
+		vg_usq_pop(usq);
+		vg_tenant_count_queue(usq->slot.tenant, 0, 1);
+	}
+	if (!usq->slot.posting && usq->nheld < held - 1) {
+		/*
+		 * WQEs verbsgate never saw: a verbsgate bug, which holding
+		 * them would turn into a hang. Let the driver have them all.
+		 */
+		pr_warn_ratelimited("%s: QP %u: the driver holds %u WQEs, verbsgate knew of %u\n",
+				    sh->dev->name, usq->qp->qp_num, held - 1,
+				    usq->nheld);
+		vg_usq_forget(sh, usq);
+		ret = held;
+		goto out;
+	}
+	if (!usq->nheld && !usq->slot.posting) {
+		/* A QP moves between WQEs (rule R6 of tenant.h). */
+		vg_shaper_rebind(sh, &usq->slot);
+		t = usq->slot.tenant;
+		if (vg_usq_direct(sh, usq) || vg_usq_fast(sh, usq, w, now)) {
+			vg_tenant_count_tx(t, w->length, 1, 1, 0);
+			ret = held;
+			goto out;
+		}
+	}
+	usq->wqes[(usq->head + usq->nheld) & (usq->size - 1)] = *w;
+	usq->wqes[(usq->head + usq->nheld) & (usq->size - 1)].enqueued_ns =
+		now;
+	usq->nheld++;
+	vg_tenant_count_queue(usq->slot.tenant, 1, 0);
+	if (vg_usq_reactivate(sh, usq, now))
+		vg_shaper_arm(sh, now + VG_USQ_HANDOFF_NS);
+out:
+	spin_unlock(&sh->lock);
+	rcu_read_unlock();
+	return ret;
+
+unbound:
+	rcu_read_unlock();
+	return held;
+}
+
+/**
+ * vg_usq_flush() - the driver releases everything it holds of a queue
+ * @usq: the queue, whose QP failed
+ *
+ * Context: as vg_usq_post(). Takes the shaper lock.
+ */
+void vg_usq_flush(struct vg_usq *usq)
+{
+	struct vg_shaper *sh;
+
+	rcu_read_lock();
+	sh = READ_ONCE(usq->sh);
+	if (sh) {
+		spin_lock(&sh->lock);
+		if (usq->sh == sh)
+			vg_usq_forget(sh, usq);
+		spin_unlock(&sh->lock);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * vg_usq_kick() - the owner rang its doorbell: release what its turns allow
+ * @usq: its queue, found under rcu_read_lock()
+ *
+ * Runs the dispatcher for the QP in the poster's context (as a kernel
+ * QP's post does, vg_shaper_kick()), so that its chunks go from its own
+ * CPU in its tenant's turns.
+ *
+ * Context: process context (the post wrapper, after the driver's
+ * post_send); under rcu_read_lock(); takes the shaper lock, calls the
+ * driver without it.
+ */
+void vg_usq_kick(struct vg_usq *usq)
+{
+	struct vg_shaper *sh = READ_ONCE(usq->sh);
+	unsigned long flags;
+
+	if (!sh || !READ_ONCE(usq->nheld))
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (usq->sh == sh && usq->placed && usq->nheld) {
+		vg_shaper_kick(sh, &usq->slot, &flags);
+		vg_shaper_arm_here(sh);
+	}
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/**
+ * vg_usq_ready() - whether a queue has a WQE to release
+ * @usq: the queue
+ *
+ * Context: any; under the shaper lock.
+ */
+bool vg_usq_ready(const struct vg_usq *usq)
+{
+	return usq->placed && usq->nheld;
+}
+
+/**
+ * vg_usq_reactivate() - let the dispatcher pick a queue if it holds WQEs
+ * @sh: the shaper
+ * @usq: the queue
+ * @now: time, ns
+ *
+ * Not while a dispatcher releases one of its WQEs: vg_usq_post_chunk()
+ * sees to it after.
+ *
+ * Context: any; under the shaper lock.
+ * Return: whether it was activated.
+ */
+bool vg_usq_reactivate(struct vg_shaper *sh, struct vg_usq *usq, u64 now)
+{
+	lockdep_assert_held(&sh->lock);
+
+	if (!vg_usq_ready(usq) || usq->slot.posting)
+		return false;
+	vg_sched_activate(&sh->ports[usq->slot.port].sched, usq->slot.handle,
+			  now);
+	return true;
+}
+
+/**
+ * vg_usq_post_chunk() - release the next chunk of a queue's oldest WQE
+ * @sh: the shaper
+ * @usq: the queue the scheduler picked, holding WQEs
+ * @now: time of the pick, ns
+ * @flags: the interrupt state saved with the shaper lock
+ *
+ * Charges the chunk to the pacer and the scheduler, then drops the lock
+ * to let the driver send it: the rest of a WQE that can go in parts, up
+ * to the device's chunk size, otherwise the whole WQE.
+ *
+ * Context: any; the shaper lock held by a dispatcher (shaper.c), dropped
+ * and retaken around the driver's release.
+ */
+void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
+		       unsigned long *flags)
+{
+	struct vg_usq_wqe *w = vg_usq_head(usq);
+	struct vg_shaper_port *pp = &sh->ports[usq->slot.port];
+	u32 rest = w->length - usq->part_sent, bytes, left = 0;
+	bool whole = !w->parts || rest <= sh->chunk;
+	struct vg_ktenant *t = usq->slot.tenant;
+	struct vg_token tok;
+	int ret;
+
+	lockdep_assert_held(&sh->lock);
+
+	bytes = whole ? rest : sh->chunk;
+	if (!usq->part_sent)
+		vg_tenant_count_wait(t, now - w->enqueued_ns);
+	vg_cost(&sh->cost, w->vop, bytes, &tok);
+	/*
+	 * rxe sends what it is released before it returns, which takes as
+	 * long as sending the chunk: were the queue out of the scheduler
+	 * meanwhile, other tenants' turns would move virtual time past its
+	 * place and it would lose its share to them, chunk after chunk. It
+	 * keeps its place instead, and its turn waits for this dispatcher
+	 * (shaper.c).
+	 */
+	vg_shaper_charge(sh, &usq->slot, &tok, now,
+			 !whole || usq->nheld > 1);
+	usq->slot.posting = true;
+	usq->busy++;
+	/* A tenant change may drop the slot's reference meanwhile (RCU). */
+	rcu_read_lock();
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	if (whole)
+		ret = usq->drv->release(usq->qp, 1) ? 0 : -ENOENT;
+	else
+		ret = usq->drv->release_bytes(usq->qp, bytes, &left);
+	spin_lock_irqsave(&sh->lock, *flags);
+	usq->busy--;
+	usq->slot.posting = false;
+	if (ret || !usq->nheld) {
+		/* The driver holds nothing: the QP failed meanwhile. */
+		vg_usq_forget(sh, usq);
+	} else if (!left) {
+		vg_tenant_count_tx(t, bytes, 1, 1, usq->part_sent > 0);
+		vg_tenant_count_queue(t, 0, 1);
+		vg_usq_pop(usq);
+	} else {
+		vg_tenant_count_tx(t, bytes, 0, 1, 0);
+		usq->part_sent = w->length - left;
+	}
+	rcu_read_unlock();
+	if (!ret) {
+		WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + bytes);
+		WRITE_ONCE(pp->paced_ops, pp->paced_ops + 1);
+	}
+	if (!vg_usq_reactivate(sh, usq, ktime_get_ns()) && usq->placed)
+		vg_sched_deactivate(&pp->sched, usq->slot.handle);
+	vg_shaper_wake_idle(sh);
+}
+
+/**
+ * vg_usq_drain() - unbind every queue of a device going away
+ * @sh: its shaper, draining: no queue binds any more
+ *
+ * Each queue leaves the shaper and its driver executes what it holds;
+ * later WQEs are released as they are posted.
+ *
+ * Context: process context (device removal, unload); sleeps until no
+ * dispatcher releases a queue's WQEs; takes the shaper lock, calls the
+ * driver without it.
+ */
+void vg_usq_drain(struct vg_shaper *sh)
+{
+	struct vg_ktenant *t;
+	struct vg_usq *usq;
+
+	spin_lock_irq(&sh->lock);
+	while (!list_empty(&sh->usqs)) {
+		usq = list_first_entry(&sh->usqs, struct vg_usq, node);
+		wait_event_lock_irq(sh->idle_wq, !usq->busy, sh->lock);
+		if (usq->sh != sh)
+			continue;	/* closed meanwhile */
+		/* Out of the scheduler; bound until the driver released. */
+		vg_usq_forget(sh, usq);
+		if (usq->placed)
+			vg_shaper_slot_del(sh, &usq->slot);
+		usq->placed = false;
+		usq->busy++;
+		spin_unlock_irq(&sh->lock);
+		usq->drv->release(usq->qp, U32_MAX);
+		spin_lock_irq(&sh->lock);
+		usq->busy--;
+		t = vg_usq_unbind(sh, usq);
+		spin_unlock_irq(&sh->lock);
+		vg_tenant_put(t);
+		spin_lock_irq(&sh->lock);
+	}
+	spin_unlock_irq(&sh->lock);
+}
