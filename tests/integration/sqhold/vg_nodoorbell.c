@@ -27,13 +27,13 @@
  *   vg_nodoorbell DEV GID_INDEX WAIT_MS|flush [HOLD_FILE POSTED_FILE]
  */
 #define _GNU_SOURCE
-#include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "vg_rc.h"
 
 #define BIG_LEN (16u << 20)
 #define SMALL_LEN 4096u
@@ -49,20 +49,6 @@ ssize_t write(int fd, const void *buf, size_t count)
 		return count;
 	}
 	return syscall(SYS_write, fd, buf, count);
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
 }
 
 static void put_file(const char *path, const char *val)
@@ -82,65 +68,6 @@ static int get_file(const char *path)
 		die(path);
 	fclose(f);
 	return v;
-}
-
-static void connect_qp(struct ibv_qp *qp, u_int32_t dest, union ibv_gid *gid,
-		       int gid_index)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
-}
-
-static void post_write(struct ibv_qp *qp, struct ibv_mr *mr, char *src,
-		       char *dst, u_int32_t len, u_int64_t id)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)src, .length = len, .lkey = mr->lkey,
-	};
-	struct ibv_send_wr wr, *bad;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = (uintptr_t)dst;
-	wr.wr.rdma.rkey = mr->rkey;
-	if (ibv_post_send(qp, &wr, &bad))
-		die("ibv_post_send");
 }
 
 /* WRITEs held by the policy are flushed, in order, when the QP fails */
@@ -198,16 +125,10 @@ static int flush_held(struct ibv_qp *qa, struct ibv_cq *cq, struct ibv_mr *mr,
 
 int main(int argc, char **argv)
 {
-	struct ibv_qp_init_attr init = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
 	long t0, big_ms = -1, small_ms = -1, release_ms = -1, wait_ms;
 	const char *hold_file = NULL, *posted_file = NULL;
 	int posted_at_release = -1, gid_index, n, bad = 0;
 	size_t size = 2 * (BIG_LEN + SMALL_LEN);
-	struct ibv_device **devs;
 	struct ibv_context *ctx;
 	struct ibv_qp *qa, *qb;
 	struct ibv_mr *mr;
@@ -229,15 +150,7 @@ int main(int argc, char **argv)
 		posted_file = argv[5];
 	}
 
-	devs = ibv_get_device_list(NULL);
-	for (n = 0; devs && devs[n]; n++)
-		if (!strcmp(ibv_get_device_name(devs[n]), argv[1]))
-			break;
-	if (!devs || !devs[n])
-		die(argv[1]);
-	ctx = ibv_open_device(devs[n]);
-	if (!ctx || ibv_query_gid(ctx, 1, gid_index, &gid))
-		die("open");
+	ctx = open_dev(argv[1], gid_index, &gid);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	buf = aligned_alloc(4096, size);
@@ -248,14 +161,12 @@ int main(int argc, char **argv)
 	memset(buf + BIG_LEN + SMALL_LEN, 0, BIG_LEN + SMALL_LEN);
 	mr = ibv_reg_mr(pd, buf, size, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE);
-	init.send_cq = cq;
-	init.recv_cq = cq;
-	qa = ibv_create_qp(pd, &init);
-	qb = ibv_create_qp(pd, &init);
-	if (!mr || !qa || !qb)
-		die("mr/qp");
-	connect_qp(qa, qb->qp_num, &gid, gid_index);
-	connect_qp(qb, qa->qp_num, &gid, gid_index);
+	if (!mr)
+		die("ibv_reg_mr");
+	qa = make_qp(pd, cq, cq, IBV_QPT_RC, 16, 1, 1, 0);
+	qb = make_qp(pd, cq, cq, IBV_QPT_RC, 16, 1, 1, 0);
+	connect_qp(qa, qb->qp_num, &gid, gid_index, 14, 7);
+	connect_qp(qb, qa->qp_num, &gid, gid_index, 14, 7);
 
 	if (!strcmp(argv[3], "flush"))
 		return flush_held(qa, cq, mr, buf, hold_file);

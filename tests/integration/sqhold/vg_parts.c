@@ -33,83 +33,14 @@
  *
  *   vg_parts DEV GID_INDEX SIZE COUNT TIMEOUT RETRY_CNT [FLUSH_FILE]
  */
-#include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "vg_rc.h"
+
 #define WAIT_MS 120000
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
-
-static void connect_qp(struct ibv_qp *qp, uint32_t dest, union ibv_gid *gid,
-		       int gid_index, int timeout, int retry_cnt)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_LOCAL_WRITE;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = timeout;
-	a.retry_cnt = retry_cnt;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
-}
-
-static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *scq,
-			      struct ibv_cq *rcq, int depth)
-{
-	struct ibv_qp_init_attr init = {
-		.send_cq = scq, .recv_cq = rcq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_qp *qp = ibv_create_qp(pd, &init);
-
-	if (!qp)
-		die("ibv_create_qp");
-	return qp;
-}
 
 /*
  * Polls @cq for the next completion, or for none (want_id 0, for
@@ -215,7 +146,6 @@ int main(int argc, char **argv)
 	struct ibv_send_wr wr, *bad_wr;
 	struct ibv_recv_wr rwr, *bad_rwr;
 	struct ibv_cq *scq, *rcq, *bcq;
-	struct ibv_device **devs;
 	struct ibv_context *ctx;
 	int gid_index, count, i, bad = 0, cqes = 0, recvs = 0;
 	struct ibv_qp *qa, *qb;
@@ -237,15 +167,7 @@ int main(int argc, char **argv)
 	if (!size || size > (1u << 30) || count < 1 || count > 64)
 		return 2;
 
-	devs = ibv_get_device_list(NULL);
-	for (n = 0; devs && devs[n]; n++)
-		if (!strcmp(ibv_get_device_name(devs[n]), argv[1]))
-			break;
-	if (!devs || !devs[n])
-		die(argv[1]);
-	ctx = ibv_open_device(devs[n]);
-	if (!ctx || ibv_query_gid(ctx, 1, gid_index, &gid))
-		die("open");
+	ctx = open_dev(argv[1], gid_index, &gid);
 	pd = ibv_alloc_pd(ctx);
 	scq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
 	rcq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
@@ -264,8 +186,8 @@ int main(int argc, char **argv)
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!mr)
 		die("ibv_reg_mr");
-	qa = make_qp(pd, scq, bcq, 4 * count);
-	qb = make_qp(pd, bcq, rcq, 4 * count);
+	qa = make_qp(pd, scq, bcq, IBV_QPT_RC, 4 * count, 4 * count, 1, 0);
+	qb = make_qp(pd, bcq, rcq, IBV_QPT_RC, 4 * count, 4 * count, 1, 0);
 	connect_qp(qa, qb->qp_num, &gid, gid_index, atoi(argv[5]),
 		   atoi(argv[6]));
 	connect_qp(qb, qa->qp_num, &gid, gid_index, 14, 7);

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vg_usqattack: an unprivileged process that tries to get work executed
+ * past an rxe send queue policy by writing the send queue it shares with
+ * the kernel directly, as any process may.
+ *
+ * Two RC QPs of one device, A and B, connected to each other. A's send
+ * queue is found in the process's mappings of the uverbs device (the
+ * ring librxe writes WQEs into; its layout is rxe's ABI, struct
+ * rxe_queue_buf of <rdma/rdma_user_rxe.h> with struct rxe_send_wqe
+ * slots). A doorbell is replayed from the last one librxe rang (librxe
+ * rings it with write(2) on the uverbs file). Modes:
+ *
+ *  rewrite   A posts a 16 MB WRITE, then a 4 KB WRITE from S1 to D1 with
+ *	      its doorbell, and at once rewrites that WQE in the ring to
+ *	      copy S2 to D2. Prints "executed": "original" when D1 got S1
+ *	      and D2 is untouched, "rewritten" when D2 got S2, else "none".
+ *	      A requester that reads WQEs in place executes the rewrite,
+ *	      as long as the 16 MB WRITE keeps it from reaching the WQE
+ *	      before the rewrite.
+ *  flood N S A posts one 1 MB WRITE, keeping its doorbell back, writes
+ *	      N copies of its WQE (wr_ids 2..N+1) into the ring, advances
+ *	      the producer index past them and rings the one doorbell.
+ *	      Prints "completed": how many of the N + 1 WRITEs completed
+ *	      within S seconds (the requester executes what the index says
+ *	      unless a policy holds it).
+ *  garbage   After a WRITE, A sets the producer index to 0xdeadbeef
+ *	      and rings the doorbell. Prints what completed within 2 s and
+ *	      the first error status: what executes of the stale slots is
+ *	      up to the kernel, which must stay well.
+ *  fork N CG A forks; the child moves itself to cgroup directory CG and
+ *	      posts N 1 MB WRITEs on A. Its WQEs land in the ring, but the
+ *	      kernel refuses the doorbell of a process whose credentials are
+ *	      not those that opened the uverbs file (a forked child's never
+ *	      are): "child_doorbell" says so. Then the parent posts one more
+ *	      WRITE, and prints how many of the N + 1 completed within 60 s
+ *	      (the QP, and so what it executes, stays its creator's).
+ *
+ * Prints one JSON object; exits 0 unless a verb failed (2).
+ *
+ *   vg_usqattack DEV GID_INDEX rewrite | flood N S | garbage | fork N CG
+ */
+#define _GNU_SOURCE
+#include <rdma/rdma_user_rxe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vg_rc.h"
+
+#define MB		(1024u * 1024)
+#define BIG_LEN		(16 * MB)
+#define SMALL_LEN	4096u
+#define MARKER		0x7e57ab1e00000000ull
+#define SQ_DEPTH	256
+
+/* The uverbs file, and the last doorbell librxe wrote to it. */
+static int cmd_fd = -1;
+static char doorbell[256];
+static size_t doorbell_len;
+static int swallow;
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	if (fd == cmd_fd && count <= sizeof(doorbell)) {
+		memcpy(doorbell, buf, count);
+		doorbell_len = count;
+		if (swallow)
+			return count;
+	}
+	return syscall(SYS_write, fd, buf, count);
+}
+
+static void ring_doorbell(void)
+{
+	if (!doorbell_len ||
+	    syscall(SYS_write, cmd_fd, doorbell, doorbell_len) < 0)
+		die("doorbell");
+}
+
+struct ctx {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qa, *qb;
+	struct ibv_mr *mr;
+	char *buf;
+	size_t size;
+};
+
+static void setup(struct ctx *c, const char *dev, int gid_index, size_t size)
+{
+	union ibv_gid gid;
+
+	c->ctx = open_dev(dev, gid_index, &gid);
+	cmd_fd = c->ctx->cmd_fd;
+	c->pd = ibv_alloc_pd(c->ctx);
+	c->cq = ibv_create_cq(c->ctx, 2 * SQ_DEPTH, NULL, NULL, 0);
+	c->size = size;
+	c->buf = aligned_alloc(4096, size);
+	if (!c->pd || !c->cq || !c->buf)
+		die("alloc");
+	memset(c->buf, 0, size);
+	c->mr = ibv_reg_mr(c->pd, c->buf, size, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!c->mr)
+		die("ibv_reg_mr");
+	c->qa = make_qp(c->pd, c->cq, c->cq, IBV_QPT_RC, SQ_DEPTH, 1, 1, 0);
+	c->qb = make_qp(c->pd, c->cq, c->cq, IBV_QPT_RC, 1, 1, 1, 0);
+	connect_qp(c->qa, c->qb->qp_num, &gid, gid_index, 18, 7);
+	connect_qp(c->qb, c->qa->qp_num, &gid, gid_index, 18, 7);
+}
+
+/*
+ * The send queue ring: the mapping of the uverbs file whose slot just
+ * below the producer index holds the WQE with wr_id @id.
+ */
+static struct rxe_queue_buf *find_sq(unsigned long long id)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	struct rxe_queue_buf *q, *found = NULL;
+	unsigned long lo, hi;
+	char line[512];
+	unsigned int idx;
+
+	if (!maps)
+		die("/proc/self/maps");
+	while (!found && fgets(line, sizeof(line), maps)) {
+		if (!strstr(line, "/dev/infiniband/uverbs") ||
+		    sscanf(line, "%lx-%lx", &lo, &hi) != 2 ||
+		    hi - lo < sizeof(*q))
+			continue;
+		q = (struct rxe_queue_buf *)lo;
+		if (q->log2_elem_size < 6 || q->log2_elem_size > 16)
+			continue;
+		idx = (q->producer_index - 1) & q->index_mask;
+		if (sizeof(*q) + (((size_t)idx + 1) << q->log2_elem_size) >
+		    hi - lo)
+			continue;
+		if (((struct rxe_send_wqe *)(q->data +
+			((size_t)idx << q->log2_elem_size)))->wr.wr_id == id)
+			found = q;
+	}
+	fclose(maps);
+	if (!found)
+		die("send queue not found");
+	return found;
+}
+
+static struct rxe_send_wqe *slot(struct rxe_queue_buf *q, unsigned int idx)
+{
+	return (struct rxe_send_wqe *)(q->data +
+		((size_t)(idx & q->index_mask) << q->log2_elem_size));
+}
+
+/* Completions within @ms, by status; stops at @want successes. */
+static int collect(struct ctx *c, long ms, int want, int *errors,
+		   char *statuses, size_t len)
+{
+	long t0 = now_ms();
+	struct ibv_wc wc[16];
+	int ok = 0, n, i;
+
+	*errors = 0;
+	statuses[0] = 0;
+	while (now_ms() - t0 < ms && ok < want) {
+		n = ibv_poll_cq(c->cq, 16, wc);
+		if (n < 0)
+			die("ibv_poll_cq");
+		if (!n) {
+			usleep(500);
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			if (wc[i].status == IBV_WC_SUCCESS) {
+				ok++;
+				continue;
+			}
+			if (!*errors)
+				snprintf(statuses, len, "%s",
+					 ibv_wc_status_str(wc[i].status));
+			(*errors)++;
+		}
+	}
+	return ok;
+}
+
+static int mode_rewrite(struct ctx *c)
+{
+	char *s1 = c->buf + BIG_LEN, *s2 = s1 + SMALL_LEN;
+	char *d1 = s2 + SMALL_LEN, *d2 = d1 + SMALL_LEN;
+	char *big_dst = d2 + SMALL_LEN, st[64];
+	struct rxe_queue_buf *q;
+	struct rxe_send_wqe *w;
+	const char *what = "none";
+	int errors, done;
+
+	memset(s1, 0x11, SMALL_LEN);
+	memset(s2, 0x22, SMALL_LEN);
+	post_write(c->qa, c->mr, c->buf, big_dst, BIG_LEN, 1);
+	post_write(c->qa, c->mr, s1, d1, SMALL_LEN, MARKER);
+	q = find_sq(MARKER);
+	w = slot(q, q->producer_index - 1);
+	/* after the doorbell: another source, another destination */
+	w->wr.wr.rdma.remote_addr = (uintptr_t)d2;
+	w->iova = (uintptr_t)d2;
+	w->dma.sge[0].addr = (uintptr_t)s2;
+	__sync_synchronize();
+	done = collect(c, 120000, 2, &errors, st, sizeof(st));
+	if (!memcmp(d1, s1, SMALL_LEN) && d2[0] == 0 &&
+	    !memcmp(d2, d2 + 1, SMALL_LEN - 1))
+		what = "original";
+	else if (!memcmp(d2, s2, SMALL_LEN))
+		what = "rewritten";
+	printf("{\"mode\": \"rewrite\", \"completed\": %d, \"errors\": %d, \"executed\": \"%s\"}\n",
+	       done, errors, what);
+	return 0;
+}
+
+static int mode_flood(struct ctx *c, int n, long seconds)
+{
+	struct rxe_queue_buf *q;
+	struct rxe_send_wqe *w;
+	unsigned int prod;
+	int errors, done, i;
+	char st[64];
+
+	if (n < 1 || n > SQ_DEPTH - 2)
+		die("flood count");
+	/* the WQE as librxe wrote it, before the kernel saw it */
+	swallow = 1;
+	post_write(c->qa, c->mr, c->buf, c->buf + MB, MB, MARKER);
+	swallow = 0;
+	q = find_sq(MARKER);
+	prod = q->producer_index;
+	w = slot(q, prod - 1);
+	for (i = 0; i < n; i++) {
+		memcpy(slot(q, prod + i), w, 1u << q->log2_elem_size);
+		slot(q, prod + i)->wr.wr_id = i + 2;
+	}
+	__sync_synchronize();
+	q->producer_index = (prod + n) & q->index_mask;
+	ring_doorbell();
+	done = collect(c, seconds * 1000, n + 1, &errors, st, sizeof(st));
+	printf("{\"mode\": \"flood\", \"written\": %d, ", n + 1);
+	printf("\"completed\": %d, \"errors\": %d, \"status\": \"%s\"}\n",
+	       done, errors, st);
+	return 0;
+}
+
+static int mode_garbage(struct ctx *c)
+{
+	struct rxe_queue_buf *q;
+	int errors, done;
+	char st[64];
+
+	post_write(c->qa, c->mr, c->buf, c->buf + MB, SMALL_LEN, MARKER);
+	collect(c, 5000, 1, &errors, st, sizeof(st));
+	q = find_sq(MARKER);
+	/* librxe itself cannot post past this any more */
+	q->producer_index = 0xdeadbeef;
+	__sync_synchronize();
+	ring_doorbell();
+	done = collect(c, 2000, SQ_DEPTH, &errors, st, sizeof(st));
+	printf("{\"mode\": \"garbage\", \"completed\": %d, \"errors\": %d, \"status\": \"%s\"}\n",
+	       done, errors, st);
+	return 0;
+}
+
+static int mode_fork(struct ctx *c, int n, const char *cgroup)
+{
+	int errors, done, status, i, err = 0;
+	char path[512], pid[32], st[64];
+	pid_t child;
+	FILE *f;
+
+	if (n < 1 || n > SQ_DEPTH - 2)
+		die("fork count");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		f = fopen(path, "w");
+		if (!f || fputs(pid, f) < 0 || fclose(f))
+			die(path);
+		/* the WQEs land in the shared ring whatever the doorbell does */
+		for (i = 0; i < n; i++)
+			err = try_write(c->qa, c->mr, c->buf, c->buf + MB, MB, i + 1) ?: err;
+		_exit(err == EACCES ? 0 : err ? 1 : 3);
+	}
+	if (waitpid(child, &status, 0) < 0)
+		die("waitpid");
+	post_write(c->qa, c->mr, c->buf, c->buf + MB, MB, n + 1);
+	done = collect(c, 60000, n + 1, &errors, st, sizeof(st));
+	printf("{\"mode\": \"fork\", \"child_doorbell\": \"%s\", ",
+	       !WIFEXITED(status) ? "crashed" :
+	       WEXITSTATUS(status) == 0 ? "refused" :
+	       WEXITSTATUS(status) == 3 ? "rang" : "failed");
+	printf("\"written\": %d, \"completed\": %d, \"errors\": %d}\n",
+	       n + 1, done, errors);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c;
+
+	if (argc < 4)
+		goto usage;
+	setup(&c, argv[1], atoi(argv[2]), BIG_LEN + 8 * SMALL_LEN + BIG_LEN);
+	if (!strcmp(argv[3], "rewrite") && argc == 4)
+		return mode_rewrite(&c);
+	if (!strcmp(argv[3], "flood") && argc == 6)
+		return mode_flood(&c, atoi(argv[4]), atol(argv[5]));
+	if (!strcmp(argv[3], "garbage") && argc == 4)
+		return mode_garbage(&c);
+	if (!strcmp(argv[3], "fork") && argc == 6)
+		return mode_fork(&c, atoi(argv[4]), argv[5]);
+usage:
+	fprintf(stderr, "usage: %s DEV GID_INDEX rewrite | flood N S | garbage | fork N CG\n",
+		argv[0]);
+	return 2;
+}
