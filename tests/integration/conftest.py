@@ -79,6 +79,56 @@ def guest(guest_holder, request):
                     pytrace=False)
 
 
+def stop_rxe_users(g: Guest):
+    """Ends the test tools that keep rxe devices open: a process with the
+    device open would hold up the link's deletion."""
+    g.run("pkill -x vgload; pkill -x ibv_rc_pingpong; "
+          "pkill -f 'vg_usq|ib_write_bw'; rmmod vg_sqhold 2>/dev/null")
+
+
+def load_patched_rxe(g: Guest):
+    res = g.load_rxe(patched=True)
+    assert res.ok, f"loading the patched rdma_rxe failed:\n{res.out}"
+    assert g.rxe_patched()
+
+
+def load_stock_rxe(g: Guest):
+    stop_rxe_users(g)
+    res = g.load_rxe(patched=False)
+    assert res.ok, f"reloading the stock rdma_rxe failed:\n{res.out}"
+
+
+@pytest.fixture
+def patched_rxe(guest):
+    """The guest with the patched rdma_rxe loaded (make rxe), stock again
+    afterwards (the base state)."""
+    load_patched_rxe(guest)
+    yield guest
+    load_stock_rxe(guest)
+
+
+@pytest.fixture(scope="module")
+def patched_module(guest_holder):
+    """The patched rdma_rxe for all the tests of a module, which take the
+    guest through rxe_kept (swapping modules costs seconds per test);
+    stock again once they are done."""
+    yield
+    g = guest_holder.guest
+    if g is not None and g.alive() and g.rxe_patched():
+        load_stock_rxe(g)
+
+
+@pytest.fixture
+def rxe_kept(patched_module, guest):
+    """The guest with the patched rdma_rxe, which stays loaded for the
+    module's next test (patched_module restores the stock one); loaded
+    again after a test that put the stock one back, or in a new guest."""
+    if not guest.rxe_patched():
+        load_patched_rxe(guest)
+    yield guest
+    stop_rxe_users(guest)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

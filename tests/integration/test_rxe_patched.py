@@ -19,34 +19,20 @@ at a time (rxe_sq_release_bytes()): their data must arrive intact with
 exactly the completions stock rxe gives, without retransmissions, and a
 pause inside a message longer than the QP's timeout must not fail it.
 """
+import json
 import re
 import subprocess
 
-import pytest
 
-from nvme import ipv4_gid
-from testbed import BUILD_DIR, REPO
-from vgcli import eventually
+from sqtools import (SQHOLD_MODULE, SQHOLD_PARAMS, add_tenants, gid_index,
+                     in_cgroup, stats, tool)
+from testbed import REPO
+from vgcli import cli_ok, eventually
 
 RDMA_CORE_TESTS = "/usr/share/doc/rdma-core/tests"
-GID_SLOTS = 64
-SQHOLD = REPO / "tests" / "integration" / "sqhold"
-SQHOLD_MODULE = SQHOLD / "vg_sqhold.ko"
-SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
-NODOORBELL = BUILD_DIR / "tests" / "vg_nodoorbell"
-PARTS = BUILD_DIR / "tests" / "vg_parts"
 # vg_sqhold releasing 4 KB (four 1 KB packets) of a WQE per timer tick
 PART_POLICY = f"{SQHOLD_MODULE} part_bytes=4096 period_ms=1"
 HW_COUNTERS = "/sys/class/infiniband/{dev}/ports/1/hw_counters"
-
-
-def gid_index(g, addr: str) -> int:
-    """Index of the IPv4-mapped GID of addr in rxe0's port 1 table."""
-    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
-    res = g.run(f"cd {path} && for i in $(seq 0 {GID_SLOTS - 1}); do "
-                f"grep -qx {ipv4_gid(addr)} $i && echo $i && exit 0; "
-                "sleep 0; done; exit 1", check=True)
-    return int(res.out.split()[0])
 
 
 def hw_counters(g) -> dict:
@@ -61,17 +47,6 @@ def sqhold_counters(g) -> dict:
     out = g.run(f"cd {SQHOLD_PARAMS} && grep . qps posted timer_released "
                 "parts part_left flushes", check=True).out
     return {k: int(v) for k, v in re.findall(r"^(\w+):(-?\d+)$", out, re.M)}
-
-
-@pytest.fixture
-def patched_rxe(guest):
-    """The guest with the patched rdma_rxe loaded; stock again afterwards."""
-    res = guest.load_rxe(patched=True)
-    assert res.ok, f"loading the patched rdma_rxe failed:\n{res.out}"
-    assert guest.rxe_patched()
-    yield guest
-    res = guest.load_rxe(patched=False)
-    assert res.ok, f"reloading the stock rdma_rxe failed:\n{res.out}"
 
 
 def test_series_applies_and_is_checkpatch_clean():
@@ -134,15 +109,17 @@ def test_patched_rxe_moves_traffic(patched_rxe):
     assert re.search(r"^\s*65536\s+500\s", client.out, re.M), client.out
 
 
-def run_rdma_core_suite(g) -> dict:
-    """Runs rdma-core's test suite on rxe0; returns its counts and the
-    names of the tests that failed or raised."""
+def run_rdma_core_suite(g, cgroup: str | None = None) -> dict:
+    """Runs rdma-core's test suite on rxe0 (in cgroup, if given); returns
+    its counts and the names of the tests that failed or raised."""
+    runner = f"python3 run_tests.py --dev {g.rxe_dev}"
+    if cgroup:
+        runner = in_cgroup(cgroup, runner)
     res = g.run(
         "rm -rf /tmp/rdma-core && mkdir /tmp/rdma-core && "
         f"cp -r {RDMA_CORE_TESTS} /tmp/rdma-core/tests && "
         "gunzip -f /tmp/rdma-core/tests/*.gz && cd /tmp/rdma-core/tests && "
-        f"python3 run_tests.py --dev {g.rxe_dev} "
-        ">/tmp/rdma-core/out.log 2>&1; echo rc=$?; "
+        f"{runner} >/tmp/rdma-core/out.log 2>&1; echo rc=$?; "
         "grep -E '^(Ran |OK|FAILED|(ERROR|FAIL): )' /tmp/rdma-core/out.log",
         timeout=1200)
     assert res.ok, res.out
@@ -166,10 +143,13 @@ def run_rdma_core_suite(g) -> dict:
 def test_rdma_core_conformance_stock_vs_patched(guest):
     """Same guest: stock rdma_rxe, patched rdma_rxe with no policy,
     patched rdma_rxe with vg_sqhold releasing every WQE as it is posted,
-    and with vg_sqhold releasing WQEs of more than 512 bytes 512 bytes at
-    a time (the suite's messages are mostly 1 KB, one packet: they wait
-    for two parts; READs and atomics go whole). rdma-core's suite must
-    give identical counts and the same broken tests in all four."""
+    with vg_sqhold releasing WQEs of more than 512 bytes 512 bytes at a
+    time (the suite's messages are mostly 1 KB, one packet: they wait for
+    two parts; READs and atomics go whole), and with verbsgate governing
+    the runner's QPs, the runner in a paced tenant of weight 1 next to
+    the default tenant, its WRs split into 512-byte chunks. rdma-core's
+    suite must give identical counts and the same broken tests in all
+    five."""
     assert not guest.rxe_patched()
     runs = {"stock": run_rdma_core_suite(guest)}
     res = guest.load_rxe(patched=True)
@@ -187,46 +167,46 @@ def test_rdma_core_conformance_stock_vs_patched(guest):
         runs["patched+parts"] = run_rdma_core_suite(guest)
         parted = sqhold_counters(guest)
         guest.run("rmmod vg_sqhold", check=True)
+        assert guest.load_verbsgate().ok
+        add_tenants(guest, {"suite": "class bandwidth weight 1"})
+        cli_ok(guest, f"dev set {guest.rxe_dev} chunk-nolat 512")
+        runs["patched+verbsgate"] = run_rdma_core_suite(guest, "suite")
+        paced = stats(guest)["suite"]
+        assert guest.unload_verbsgate().ok
     finally:
         res = guest.load_rxe(patched=False)
     assert res.ok, res.out
     print("\nrdma-core suite:\n" + "\n".join(
         f"  {name:15} {counts}" for name, counts in runs.items()) +
         f"\n  the policy governed {governed[0]} QPs, {governed[1]} WQEs"
-        f"\n  releasing in parts: {parted}")
+        f"\n  releasing in parts: {parted}"
+        f"\n  verbsgate's tenant of the runner: {paced}")
     assert runs["stock"]["tests"] > 0
     assert int(governed[0]) > 0 and int(governed[1]) > 0
     assert parted["parts"] > 0 and parted["timer_released"] > 0, parted
+    # Governed, paced and split: its counters saw the suite's traffic.
+    assert paced["tx_wrs"] > 1000 and paced["split_wrs"] > 0, paced
     keys = ("tests", "skipped", "failures", "errors", "expected failures",
             "unexpected successes", "broken")
-    for name in ("patched", "patched+policy", "patched+parts"):
+    for name in ("patched", "patched+policy", "patched+parts",
+                 "patched+verbsgate"):
         assert {k: runs[name][k] for k in keys} == \
             {k: runs["stock"][k] for k in keys}, name
-
-
-@pytest.fixture(scope="module")
-def nodoorbell_bin():
-    """vg_nodoorbell, built once for this file's tests."""
-    NODOORBELL.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["gcc", "-O2", "-Wall", "-rdynamic", "-o", str(NODOORBELL),
-                    str(SQHOLD / "vg_nodoorbell.c"), "-libverbs"],
-                   check=True)
-    return NODOORBELL
 
 
 def nodoorbell(g, idx: int, wait_ms: int, policy: bool) -> dict:
     args = f"{g.rxe_dev} {idx} {wait_ms}"
     if policy:
         args += f" {SQHOLD_PARAMS}/hold {SQHOLD_PARAMS}/posted"
-    res = g.run(f"{NODOORBELL} {args}", timeout=wait_ms / 1000 + 60)
+    res = g.run(f"{tool('vg_nodoorbell')} {args}",
+                timeout=wait_ms / 1000 + 60)
     out = dict(re.findall(r"(\w+)=(\S+)", res.out))
     assert res.ok and out.get("data") == "ok", res.out
     assert int(out["suppressed"]) >= 1, f"no doorbell was suppressed: {res.out}"
     return {k: (v if k == "data" else int(v)) for k, v in out.items()}
 
 
-def test_policy_holds_wqes_written_without_doorbell(patched_rxe,
-                                                    nodoorbell_bin):
+def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
     g = patched_rxe
     idx = gid_index(g, g.ip)
 
@@ -252,15 +232,14 @@ def test_policy_holds_wqes_written_without_doorbell(patched_rxe,
     assert released and int(released.group(1)) >= 1, counters
 
 
-def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe,
-                                                         nodoorbell_bin):
+def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe):
     """WQEs a policy holds are flushed in order when their QP fails, and
     released when the policy unregisters while they are held."""
     g = patched_rxe
     idx = gid_index(g, g.ip)
     g.run(f"insmod {SQHOLD_MODULE}", check=True)
     try:
-        res = g.run(f"{NODOORBELL} {g.rxe_dev} {idx} flush "
+        res = g.run(f"{tool('vg_nodoorbell')} {g.rxe_dev} {idx} flush "
                     f"{SQHOLD_PARAMS}/hold {SQHOLD_PARAMS}/posted", timeout=60)
         flushes = g.run(f"cat {SQHOLD_PARAMS}/flushes", check=True).out
     finally:
@@ -291,16 +270,7 @@ def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe,
     assert not re.search(r"invalid|fail", done.out, re.I), done.out
 
 
-@pytest.fixture(scope="module")
-def parts_bin():
-    """vg_parts, built once for this file's tests."""
-    PARTS.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["gcc", "-O2", "-Wall", "-o", str(PARTS),
-                    str(SQHOLD / "vg_parts.c"), "-libverbs"], check=True)
-    return PARTS
-
-
-def test_policy_releases_wrs_in_parts(patched_rxe, parts_bin):
+def test_policy_releases_wrs_in_parts(patched_rxe):
     """1 MB WRITEs and SENDs released 4 KB at a time arrive intact, each
     signaled WR with exactly one completion carrying its wr_id, opcode
     and length, each SEND in one receive; 1 MB READs behind them, which
@@ -314,7 +284,7 @@ def test_policy_releases_wrs_in_parts(patched_rxe, parts_bin):
         # 2 rounds of signaled WRITE, unsignaled WRITE, SEND, READ,
         # 1 MB each;
         # timeout 18 (about 1 s), retry_cnt 7 as ibv_rc_pingpong uses.
-        res = g.run(f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 2 18 7",
+        res = g.run(f"{tool('vg_parts')} {g.rxe_dev} {idx} {1 << 20} 2 18 7",
                     timeout=300)
         mid = sqhold_counters(g)
         # RC SEND/RECV, every received buffer checked (--chk).
@@ -359,7 +329,7 @@ def wait_mid_message(g, parts: int):
                lambda: sqhold_counters(g)["parts"] >= parts, True)
 
 
-def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe, parts_bin):
+def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe):
     """A WRITE the policy stops releasing halfway for 2 s, four times the
     QP's timeout (about 0.5 s), on a QP with retry_cnt 0, completes
     successfully with its data once released: the retransmit timer that
@@ -368,7 +338,7 @@ def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe, parts_bin):
     of the WR, completes too."""
     g = patched_rxe
     idx = gid_index(g, g.ip)
-    cmd = f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 1 17 0"
+    cmd = f"{tool('vg_parts')} {g.rxe_dev} {idx} {1 << 20} 1 17 0"
     g.run(f"insmod {PART_POLICY}", check=True)
     try:
         pid = g.spawn(cmd, "/tmp/parts-hold.log")
@@ -405,7 +375,7 @@ def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe, parts_bin):
     assert "wrs=4 cqes=3 recvs=1 data=ok" in unloaded.out, unloaded.out
 
 
-def test_policy_partly_released_wr_flushed(patched_rxe, parts_bin):
+def test_policy_partly_released_wr_flushed(patched_rxe):
     """A WRITE the policy holds halfway is flushed like any other WR when
     its QP fails: every WR of the QP completes exactly once, in order,
     from the partly sent WRITE on with IBV_WC_WR_FLUSH_ERR; the policy is
@@ -415,7 +385,7 @@ def test_policy_partly_released_wr_flushed(patched_rxe, parts_bin):
     flag = "/tmp/parts-flush"
     g.run(f"rm -f {flag}; insmod {PART_POLICY}", check=True)
     try:
-        pid = g.spawn(f"{PARTS} {g.rxe_dev} {idx} {1 << 20} 2 14 7 {flag}",
+        pid = g.spawn(f"{tool('vg_parts')} {g.rxe_dev} {idx} {1 << 20} 2 14 7 {flag}",
                       "/tmp/parts-flush.log")
         wait_mid_message(g, 32)
         g.run(f"echo 1 >{SQHOLD_PARAMS}/hold", check=True)
@@ -432,3 +402,67 @@ def test_policy_partly_released_wr_flushed(patched_rxe, parts_bin):
     # All 8 WRs flushed: the first WRITE was the one held halfway.
     assert "flushed=8" in done.out, done.out
     assert after["flushes"] == 1, after
+
+
+def rings(g) -> int:
+    """rxe's rings (queues shared with user space, or a governed send
+    queue's private copy) in vmalloc space."""
+    return int(g.run("grep -c rxe_queue_init /proc/vmallocinfo").out)
+
+
+def test_only_governed_qps_get_a_private_ring(patched_rxe):
+    """A QP the policy leaves alone costs what it costs on stock rxe: its
+    CQ, send and receive rings; one it governs, a private copy of its
+    send ring besides. (A policy that declines used to cost a second
+    ring per QP, up to the size of the user's send queue.)"""
+    g = patched_rxe
+    idx = gid_index(g)
+    added = {}
+    for name, load in (("no policy", None),
+                       ("declined", f"{SQHOLD_MODULE} decline=1"),
+                       ("governed", f"{SQHOLD_MODULE}")):
+        if load:
+            g.run(f"insmod {load}", check=True)
+        before = rings(g)
+        # A server: its CQ and QP exist while it waits for a client.
+        pid = serve(g, f"ibv_rc_pingpong -d {g.rxe_dev} -g {idx} "
+                    "-p 18954", 18954, "/tmp/rings.log")
+        added[name] = rings(g) - before
+        stop(g, pid)
+        if load:
+            qps = int(g.run(f"cat {SQHOLD_PARAMS}/qps", check=True).out)
+            g.run("rmmod vg_sqhold", check=True)
+            assert qps == (name == "governed"), (name, qps)
+    print(f"\nrings added by one server: {added}")
+    assert added["no policy"] == 3, added
+    assert added["declined"] == added["no policy"], added
+    assert added["governed"] == added["no policy"] + 1, added
+
+
+def test_mixed_wrs_behind_parts_complete_without_retries(patched_rxe):
+    """Fenced READs, atomics, inline, unsignaled and multi-SGE WRITEs and
+    SENDs of up to 256 KB, the large ones released 4 KB at a time: every
+    byte and every completion as vg_usqcheck expects, three seeds, and
+    no transport retry. A retransmit timer left running across a pause
+    made this stall about one run in four (a spurious retry of a fenced
+    READ then waits for its own rd_atomic credit)."""
+    g = patched_rxe
+    idx = gid_index(g)
+    before = hw_counters(g)
+    g.run(f"insmod {PART_POLICY}", check=True)
+    try:
+        runs = [g.run(f"{tool('vg_usqcheck')} {g.rxe_dev} {idx} --ops 200 "
+                      f"--max-size 262144 --mix --seed {seed}", timeout=300)
+                for seed in (11, 12, 13)]
+        counters = sqhold_counters(g)
+    finally:
+        g.run("rmmod vg_sqhold", check=True)
+    after = hw_counters(g)
+    print("\n" + "\n".join(r.out.strip() for r in runs) + f"\n{counters}")
+    for r in runs:
+        assert r.ok and json.loads(r.out)["ok"], r.out
+    assert counters["parts"] > 0, counters
+    for name in ("completer_retry_err", "retry_exceeded_err",
+                 "duplicate_request"):
+        assert after.get(name, 0) == before.get(name, 0), \
+            f"{name}: {before} -> {after}"

@@ -8,10 +8,11 @@ without. On the stock module verbsgate registers nothing and loads as
 before; when another policy holds rxe it says so once, loads, and
 registers at the next rxe device once that policy is gone.
 
-Registering governs nothing yet: verbsgate leaves every user QP to rxe,
-user_qps_enforced stays 0 and traffic runs as on stock rxe. Where
-verbsgate stands shows in debugfs rxe_policy; rxe logs "send queue
-policy verbsgate registered" and "unregistered" itself.
+Once registered, verbsgate governs the user QPs created on rxe devices
+(test_usq_shaping.py) and user_qps_enforced says 1; traffic keeps
+running whichever goes first. Where verbsgate stands shows in debugfs
+rxe_policy; rxe logs "send queue policy verbsgate registered" and
+"unregistered" itself.
 
 A process with an rxe device open holds rdma_rxe (ib_uverbs takes a
 module reference for drivers that cannot disassociate a context), so
@@ -23,18 +24,14 @@ import re
 
 import pytest
 
-from nvme import ipv4_gid
-from testbed import BUILD_DIR, REPO
+from sqtools import (SQHOLD_MODULE, SQHOLD_PARAMS, VGLOAD, gid_index,
+                     usq_objects)
 from vgcli import eventually
 
 POLICY = "/sys/kernel/debug/verbsgate/rxe_policy"
-SQHOLD_MODULE = REPO / "tests" / "integration" / "sqhold" / "vg_sqhold.ko"
-SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
-VGLOAD = BUILD_DIR / "userspace" / "vgload" / "vgload"
 REGISTERED = "send queue policy verbsgate registered"
 UNREGISTERED = "send queue policy verbsgate unregistered"
 BUSY = "rdma_rxe has another send queue policy"
-GID_SLOTS = 64
 
 
 @pytest.fixture
@@ -85,15 +82,6 @@ def relink(g):
     assert policy(g) == "no-device"
     g.run(f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
           check=True)
-
-
-def gid_index(g) -> int:
-    """Index of the IPv4-mapped GID of the guest's address."""
-    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
-    res = g.run(f"cd {path} && for i in $(seq 0 {GID_SLOTS - 1}); do "
-                f"grep -qx {ipv4_gid(g.ip)} $i && echo $i && exit 0; "
-                "done; exit 1", check=True)
-    return int(res.out.split()[0])
 
 
 def pingpong(g, port: int):
@@ -152,8 +140,10 @@ def test_verbsgate_first_then_patched_rxe(rxe):
     load_patched(g)                       # unloads the stock one first
     assert policy(g) == "registered"
     says(g, mark, REGISTERED)
-    assert enforced(g) == "0"
+    assert enforced(g) == "1"
     pingpong(g, 18960)
+    # Both ends' QPs were governed, and their state went with them.
+    eventually(g, "governed send queues left", lambda: usq_objects(g), 0)
 
     # The last rxe device goes: unregistered; a new one: registered.
     mark = g.console_mark()
@@ -174,7 +164,7 @@ def test_patched_rxe_first_then_verbsgate(rxe):
     assert g.load_verbsgate().ok
     assert policy(g) == "registered"
     says(g, mark, REGISTERED)
-    assert enforced(g) == "0"
+    assert enforced(g) == "1"
     assert rxe_refs(g) == refs
     pingpong(g, 18962)
     eventually(g, "rdma_rxe's references", lambda: rxe_refs(g), refs)
@@ -271,6 +261,7 @@ def test_another_policy_first(rxe):
     assert policy(g) == "busy"
     says(g, mark, BUSY)
     assert said(g, mark, REGISTERED) == 0
+    assert enforced(g) == "0"
     qps = int(g.run(f"cat {SQHOLD_PARAMS}/qps", check=True).out)
     pingpong(g, 18969)
     assert int(g.run(f"cat {SQHOLD_PARAMS}/qps", check=True).out) > qps
@@ -281,4 +272,5 @@ def test_another_policy_first(rxe):
     assert policy(g) == "registered"
     says(g, mark, REGISTERED)
     assert said(g, mark, BUSY) == 1
+    assert enforced(g) == "1"
     pingpong(g, 18970)

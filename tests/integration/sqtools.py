@@ -1,0 +1,133 @@
+"""What the tests of rdma_rxe's send queue policy and of verbsgate's user
+send queues share: the user-space tools of tests/integration/sqhold,
+built once per session; the GID index of an address; cgroup tenants and
+their counters; and traffic from vgload in a tenant's cgroup."""
+import json
+import shlex
+import subprocess
+import time
+
+from nvme import GID_SLOTS, ipv4_gid
+from testbed import BUILD_DIR, CLI, REPO, Guest
+from vgcli import cli_json, eventually
+
+SQHOLD = REPO / "tests" / "integration" / "sqhold"
+SQHOLD_MODULE = SQHOLD / "vg_sqhold.ko"
+SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
+VGLOAD = BUILD_DIR / "userspace" / "vgload" / "vgload"
+USQ_OBJECTS = "/sys/kernel/debug/verbsgate/usq_objects"
+CGROUPS = "/sys/fs/cgroup"
+
+# Extra compiler flags per tool (vg_nodoorbell and vg_usqattack replace
+# write(2), which librxe calls, so their symbols must be dynamic).
+_FLAGS = {"vg_nodoorbell": ["-rdynamic"], "vg_usqattack": ["-rdynamic"]}
+_built: set[str] = set()
+
+
+def tool(name: str):
+    """tests/integration/sqhold/<name>.c, built into BUILD_DIR/tests once
+    per session (the guest sees it at the same path)."""
+    out = BUILD_DIR / "tests" / name
+    if name not in _built:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["gcc", "-O2", "-Wall", *_FLAGS.get(name, []),
+                        "-o", str(out), str(SQHOLD / f"{name}.c"),
+                        "-libverbs"], check=True)
+        _built.add(name)
+    return out
+
+
+def gid_index(g: Guest, addr: str | None = None) -> int:
+    """Index of the IPv4-mapped GID of addr (default: the guest's) in the
+    rxe device's port 1 table."""
+    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
+    res = g.run(f"cd {path} && for i in $(seq 0 {GID_SLOTS - 1}); do "
+                f"grep -qx {ipv4_gid(addr or g.ip)} $i && echo $i && "
+                "exit 0; done; exit 1", check=True)
+    return int(res.out.split()[0])
+
+
+def in_cgroup(cgroup: str, cmd: str) -> str:
+    """A shell command that runs cmd in cgroup (a directory name under
+    the cgroup root), which it enters first."""
+    return "sh -c " + shlex.quote(
+        f"echo $$ > {CGROUPS}/{cgroup}/cgroup.procs && exec {cmd}")
+
+
+def make_cgroups(g: Guest, names):
+    """cgroups directly under the root, for in_cgroup()."""
+    g.run("mkdir -p " + " ".join(f"{CGROUPS}/{n}" for n in names),
+          check=True)
+
+
+def add_tenants(g: Guest, spec: dict[str, str]):
+    """Tenants named after their cgroups: spec maps a name to the rest of
+    `tenant add NAME cgroup /NAME ...` (class, weight)."""
+    make_cgroups(g, spec)
+    for name, rest in spec.items():
+        res = g.cli(f"tenant add {name} cgroup /{name} {rest}")
+        assert res.ok, res.out
+
+
+def stats(g: Guest) -> dict[str, dict]:
+    """Each tenant's counters, by name."""
+    return {t["name"]: t for t in cli_json(g, "stats")["tenants"]}
+
+
+def delta(before: dict, after: dict, name: str, key: str) -> int:
+    return after[name][key] - before[name][key]
+
+
+def usq_objects(g: Guest) -> int:
+    return int(g.run(f"cat {USQ_OBJECTS}", check=True).out)
+
+
+def vgload_server(g: Guest, port: int, sessions: int) -> int:
+    """A vgload server for @sessions sessions, seen listening."""
+    pid = g.spawn(f"exec {VGLOAD} server --port {port} --sessions "
+                  f"{sessions} --quiet", f"/tmp/vgload-server-{port}.log")
+    eventually(g, "the vgload server listening",
+               lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
+                            .out.strip()), True)
+    return pid
+
+
+def vgload_client(g: Guest, cgroup: str, port: int, args: str,
+                  log: str) -> int:
+    """A vgload client in cgroup, in the background, JSON to log; returns
+    the pid of the shell that runs it."""
+    return g.spawn(in_cgroup(cgroup, f"{VGLOAD} client {g.ip} --port {port} "
+                             f"--json --interval 1 {args}"), log)
+
+
+def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
+    """A client's JSON once it has written it."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        out = g.run(f"cat {log}").out
+        try:
+            return json.loads(out)
+        except ValueError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{log}: {out}")
+            g.run("sleep 0.5")
+
+
+def window_bytes(result: dict, first: int, last: int) -> int:
+    """Bytes a client moved in its report intervals first..last (seconds
+    since it started), so that clients started together are compared
+    over the same time, while both ran."""
+    return sum(i["bytes"] for i in result["intervals"]
+               if first <= i["t_start_s"] < last)
+
+
+def device_rate(g: Guest, rate: str):
+    res = g.cli(f"dev set {g.rxe_dev} maxrate {rate}")
+    assert res.ok, res.out
+
+
+__all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
+           "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
+           "add_tenants",
+           "stats", "delta", "usq_objects", "vgload_server",
+           "vgload_client", "vgload_result", "window_bytes", "device_rate"]
