@@ -9,6 +9,8 @@
 #   make bench      native benchmarks of the policy core, then bench-post
 #   make bench-post posting on two CPUs without and with verbsgate, in the
 #                   emulated test bed (rxe in QEMU TCG): a Markdown table
+#   make bench-usq  a governed user QP's cost: stock rdma_rxe against the
+#                   patched one with verbsgate, in the emulated test bed
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
 #   make rxe-conformance  rdma-core's test suite on stock and patched rxe
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
@@ -26,8 +28,8 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
-	integration checkpatch bench bench-post soak install clean rxe \
-	rxe-conformance
+	integration checkpatch bench bench-post bench-usq soak install clean \
+	rxe rxe-conformance
 
 all: module userspace
 
@@ -94,6 +96,7 @@ integration: all test-modules
 bench: userspace
 	$(BUILD)/userspace/bench/vg_bench
 	$(MAKE) bench-post
+	$(MAKE) bench-usq
 
 # One kernel poster against two on two CPUs and QPs, without and with
 # verbsgate, in one guest (tests/integration/postscale.py): only the
@@ -102,6 +105,13 @@ bench-post: deps
 	$(MAKE) all
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/kpost modules
 	$(PYTHON) tests/integration/bench_post.py
+
+# One unthrottled user tenant's message rate and bandwidth on the stock
+# rdma_rxe and on the patched one governed by verbsgate, alternating
+# (tests/integration/bench_usq.py); a Markdown table, about 5 minutes.
+bench-usq: deps
+	$(MAKE) all rxe
+	$(PYTHON) tests/integration/bench_usq.py
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""`make bench-usq`: what governing a user QP costs, in the emulated test
+bed.
+
+One unthrottled user-space tenant, vgload in its cgroup: 64 B RDMA WRITE
+message rate (16 outstanding) and 1 MB WRITE bandwidth (8 outstanding),
+on the stock rdma_rxe and on the patched one with verbsgate loaded and
+governing the tenant's QPs (default device rate, which the emulator never
+reaches, so nothing is held back: what is measured is the cost of the
+intake copy, the policy call and the counters). The conditions alternate
+(stock, governed, stock, governed, ...), ROUNDS times, so that a change
+in how fast the host runs the guest hits both; each figure is the median
+of its rounds. Prints a Markdown table.
+
+The numbers are the emulator's, not a NIC's: only the ratios within the
+table mean anything (labelled emulated, rxe in QEMU TCG).
+"""
+import statistics
+import sys
+
+from sqtools import (add_tenants, make_cgroups, vgload_client, vgload_result,
+                     vgload_server)
+from testbed import Guest, GuestError
+
+LABEL = "emulated (rxe in QEMU TCG)"
+ROUNDS = 4
+SECONDS = 6
+LOADS = {"64 B WRITE, Mops/s": ("--op write --size 64 --depth 16", "mops"),
+         "1 MB WRITE, Gbit/s": ("--mode bw", "gbps")}
+
+
+def run(g: Guest, port: int, args: str, key: str) -> float:
+    vgload_server(g, port, 1)
+    log = f"/tmp/bench-usq-{port}.log"
+    vgload_client(g, "bench", port, f"--duration {SECONDS} {args}", log)
+    res = vgload_result(g, log, SECONDS + 60)
+    assert res["ok"], res
+    g.run("pkill -x vgload; sleep 0.5")
+    return res["total"][key]
+
+
+def condition(g: Guest, governed: bool):
+    res = g.load_rxe(patched=governed)
+    assert res.ok, res.out
+    if governed:
+        assert g.load_verbsgate().ok
+        add_tenants(g, {"bench": "class bandwidth weight 1"})
+    else:
+        g.unload_verbsgate()
+
+
+def measure(g: Guest) -> dict:
+    make_cgroups(g, ["bench"])
+    got = {(load, c): [] for load in LOADS for c in ("stock", "governed")}
+    port = 18900
+    for _ in range(ROUNDS):
+        for c in ("stock", "governed"):
+            condition(g, c == "governed")
+            for load, (args, key) in LOADS.items():
+                port += 1
+                got[(load, c)].append(run(g, port, args, key))
+    condition(g, False)
+    return got
+
+
+def table(got: dict) -> str:
+    rows = [f"{LABEL}; median of {ROUNDS} alternating rounds of "
+            f"{SECONDS} s each", "",
+            "| load | stock rdma_rxe | patched + verbsgate | change |",
+            "|---|---|---|---|"]
+    for load in LOADS:
+        s = statistics.median(got[(load, "stock")])
+        v = statistics.median(got[(load, "governed")])
+        rows.append(f"| {load} | {s:.4f} | {v:.4f} | "
+                    f"{(v - s) / s * 100:+.1f} % |")
+    rows.append("")
+    for key, values in got.items():
+        rows.append(f"- {key[0]}, {key[1]}: "
+                    + ", ".join(f"{x:.4f}" for x in values))
+    return "\n".join(rows)
+
+
+def main() -> int:
+    print(f"bench-usq: {LABEL}: booting the test bed ...", flush=True)
+    try:
+        with Guest() as g:
+            got = measure(g)
+    except (GuestError, AssertionError) as e:
+        print(f"bench-usq: {e}", file=sys.stderr)
+        return 1
+    print()
+    print(table(got))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
