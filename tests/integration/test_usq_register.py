@@ -24,7 +24,7 @@ import re
 
 import pytest
 
-from sqtools import (SQHOLD_MODULE, SQHOLD_PARAMS, VGLOAD, gid_index,
+from sqtools import (SQHOLD_MODULE, SQHOLD_PARAMS, VGLOAD, gid_index, stats,
                      usq_objects)
 from vgcli import eventually
 
@@ -274,3 +274,28 @@ def test_another_policy_first(rxe):
     assert said(g, mark, BUSY) == 1
     assert enforced(g) == "1"
     pingpong(g, 18970)
+
+
+def test_qps_created_before_verbsgate_stay_ungoverned(rxe):
+    """(f) User QPs that exist when verbsgate loads are not offered to it
+    (rxe offers a QP only at its creation): their traffic goes on
+    ungoverned and untracked, and a QP created afterwards is governed."""
+    g = rxe
+    load_patched(g)
+    server, client, log = traffic(g, 18971, 8)
+    assert g.load_verbsgate().ok
+    assert policy(g) == "registered" and enforced(g) == "1"
+    assert usq_objects(g) == 0
+    untracked = int(g.run(f"cat /sys/kernel/verbsgate/devices/{g.rxe_dev}/"
+                          "qps_untracked", check=True).out)
+    assert untracked >= 2, untracked
+    before = stats(g)["default"]["tx_wrs"]
+    pingpong(g, 18972)
+    # Its 50 round trips, counted: governed.
+    assert stats(g)["default"]["tx_wrs"] - before >= 50
+    eventually(g, "vgload finishing", lambda: alive(g, client), False,
+               tries=600)
+    out = g.run(f"cat {log}").out
+    assert "rc=0" in out and "FAILED" not in out, out
+    eventually(g, "the vgload server leaving", lambda: alive(g, server),
+               False)

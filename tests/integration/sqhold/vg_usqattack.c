@@ -13,7 +13,8 @@
  *
  *  rewrite   A posts a 16 MB WRITE, then a 4 KB WRITE from S1 to D1 with
  *	      its doorbell, and at once rewrites that WQE in the ring to
- *	      copy S2 to D2. Prints "executed": "original" when D1 got S1
+ *	      copy 8 KB of S2 to D2 (remote address, SGE and length).
+ *	      Prints "executed": "original" when D1 got S1, nothing more,
  *	      and D2 is untouched, "rewritten" when D2 got S2, else "none".
  *	      A requester that reads WQEs in place executes the rewrite,
  *	      as long as the 16 MB WRITE keeps it from reaching the WQE
@@ -191,29 +192,33 @@ static int collect(struct ctx *c, long ms, int want, int *errors,
 static int mode_rewrite(struct ctx *c)
 {
 	char *s1 = c->buf + BIG_LEN, *s2 = s1 + SMALL_LEN;
-	char *d1 = s2 + SMALL_LEN, *d2 = d1 + SMALL_LEN;
-	char *big_dst = d2 + SMALL_LEN, st[64];
+	char *d1 = s2 + 2 * SMALL_LEN, *d2 = d1 + 2 * SMALL_LEN;
+	char *big_dst = d2 + 2 * SMALL_LEN, st[64];
 	struct rxe_queue_buf *q;
 	struct rxe_send_wqe *w;
 	const char *what = "none";
 	int errors, done;
 
 	memset(s1, 0x11, SMALL_LEN);
-	memset(s2, 0x22, SMALL_LEN);
+	memset(s2, 0x22, 2 * SMALL_LEN);
 	post_write(c->qa, c->mr, c->buf, big_dst, BIG_LEN, 1);
 	post_write(c->qa, c->mr, s1, d1, SMALL_LEN, MARKER);
 	q = find_sq(MARKER);
 	w = slot(q, q->producer_index - 1);
-	/* after the doorbell: another source, another destination */
+	/* after the doorbell: another source, destination and length */
 	w->wr.wr.rdma.remote_addr = (uintptr_t)d2;
 	w->iova = (uintptr_t)d2;
 	w->dma.sge[0].addr = (uintptr_t)s2;
+	w->dma.sge[0].length = 2 * SMALL_LEN;
+	w->dma.length = 2 * SMALL_LEN;
+	w->dma.resid = 2 * SMALL_LEN;
 	__sync_synchronize();
 	done = collect(c, 120000, 2, &errors, st, sizeof(st));
-	if (!memcmp(d1, s1, SMALL_LEN) && d2[0] == 0 &&
-	    !memcmp(d2, d2 + 1, SMALL_LEN - 1))
+	/* d1's second half and all of d2 start out zero */
+	if (!memcmp(d1, s1, SMALL_LEN) && d1[SMALL_LEN] == 0 &&
+	    !memcmp(d1 + SMALL_LEN, d1 + SMALL_LEN + 1, 3 * SMALL_LEN - 1))
 		what = "original";
-	else if (!memcmp(d2, s2, SMALL_LEN))
+	else if (!memcmp(d2, s2, 2 * SMALL_LEN))
 		what = "rewritten";
 	printf("{\"mode\": \"rewrite\", \"completed\": %d, \"errors\": %d, \"executed\": \"%s\"}\n",
 	       done, errors, what);
