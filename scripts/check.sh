@@ -32,7 +32,7 @@ stage() {
 stage checkpatch scripts/checkpatch.sh
 stage kunit tests/kunit/run.sh
 stage unit ctest --test-dir "$BUILD/userspace" --output-on-failure
-stage integration "$PYTHON" -m pytest tests/integration -v -rfE
+stage integration "$PYTHON" -m pytest tests/integration -v -rfE --durations=60
 
 echo "=== summary"
 printf '%s' "$summary"

@@ -7,8 +7,8 @@ only as verbsgate releases it, whatever it writes, rings or skips.
 Numbers are emulated (rxe in QEMU TCG): only ratios measured in one run
 mean anything, and each test prints its figures, with and without
 verbsgate in the same boot (VERBSGATE_REPORT=FILE appends them there).
-The device is paced at a quarter of what the tenants move without
-verbsgate (less for UD's single-packet messages), so that it, not the
+The device is paced at a sixth of what the tenants move without
+verbsgate (a quarter for the UC pair at 3:1), so that it, not the
 vCPUs, is what the tenants share: rxe's sending is CPU work, and
 verbsgate's dispatcher does much of it on the CPU of its timer, where
 without verbsgate each tenant sends from its own; each share test
@@ -206,7 +206,11 @@ def test_tenants_share_by_weight(governed):
     assert g.load_verbsgate().ok
     add_tenants(g, {"heavy": "class bandwidth weight 3",
                     "light": "class bandwidth weight 1"})
-    rate = rate_for(free)
+    # Two backlogged tenants at equal weights take the most CPU per byte
+    # (releases alternate between their QPs); at a quarter, the 1:1 run
+    # of a loaded CI host fell to 74 % of the rate: the vCPUs, not the
+    # pacer, were the limit then.
+    rate = rate_for(free, 6)
     device_rate(g, f"{rate}bps")
     cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
     three = pair(g, 18802, ["heavy", "light"], "--mode bw")
@@ -225,7 +229,7 @@ def test_tenants_share_by_weight(governed):
                       ("vgload, verbsgate 1:1", one)):
         rows.append(f"| {name} | "
                     f"{ratio(run, 'heavy', 'light', 'counters'):.2f} |")
-    rows.append(f"\ndevice maxrate {rate} B/s (a quarter of the tenants' "
+    rows.append(f"\ndevice maxrate {rate} B/s (a sixth of the tenants' "
                 f"total without verbsgate; half that for ib_write_bw, whose "
                 f"servers poll too); verbsgate's figures from the tenants' "
                 f"counters over {WINDOW_S} s while both ran")
@@ -252,7 +256,7 @@ def test_spread_tenant_gets_its_weight_not_its_qps(governed):
     assert g.load_verbsgate().ok
     add_tenants(g, {"spread": "class bandwidth weight 1",
                     "single": "class bandwidth weight 1"})
-    rate = rate_for(free)
+    rate = rate_for(free, 6)
     device_rate(g, f"{rate}bps")
     cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
     run = clients(g, 18808, spread + single)
@@ -347,10 +351,11 @@ def attack(g: Guest, cgroup: str, mode: str, timeout: float = 120) -> dict:
 
 
 def test_wqe_rewritten_after_its_doorbell_executes_as_posted(governed):
-    """A process rewrites a WQE in its ring after ringing the doorbell,
-    while a 16 MB WRITE keeps the requester from it: rxe reading the ring
-    in place executes the rewrite (verbsgate not loaded); governed, the
-    kernel's copy taken at the doorbell executes, as posted and paced."""
+    """A process rewrites a WQE in its ring after ringing the doorbell
+    (its remote address, SGE and length), while a 16 MB WRITE keeps the
+    requester from it: rxe reading the ring in place executes the
+    rewrite (verbsgate not loaded); governed, the kernel's copy taken at
+    the doorbell executes, as posted and paced."""
     g = governed
     assert g.unload_verbsgate().ok
     make_cgroups(g, ["rw"])
