@@ -69,6 +69,16 @@ MODULE_PARM_DESC(rts_resets, "rounds that reset straight from RTS with WRs poste
 /* WRs a test keeps track of between two checks. */
 #define VG_RCPAIR_MAX_OUT	16
 
+/*
+ * A WR posted since the last reset: its completion may be polled while
+ * waiting for another one, and is kept until its own wait.
+ */
+struct vg_rcpair_wr {
+	u64 id;			/* 0: a free slot */
+	bool done;
+	enum ib_wc_status status;
+};
+
 struct vg_rcpair {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
@@ -78,8 +88,8 @@ struct vg_rcpair {
 	/* source, destination, destination of the WRs a reset discards */
 	u8 *buf[3];
 	u64 dma[3];
-	/* wr_ids posted and not yet completed; 0 is a free slot */
-	u64 out[VG_RCPAIR_MAX_OUT];
+	/* WRs posted and not yet waited for */
+	struct vg_rcpair_wr out[VG_RCPAIR_MAX_OUT];
 	u64 next_id;
 	/* wr_ids up to this one were posted before the last reset */
 	u64 gone;
@@ -110,8 +120,8 @@ static int vg_rcpair_set_state(struct ib_qp *qp, enum ib_qp_state state,
 }
 
 /*
- * Record a completion of @wc's WR. Return: 0, or -EIO if it names no WR
- * posted and not yet completed.
+ * Record a completion of @wc's WR for its wait. Return: 0, or -EIO if it
+ * names no WR posted, or one that has completed already.
  */
 static int vg_rcpair_retire(struct vg_rcpair *t, const struct ib_wc *wc)
 {
@@ -120,8 +130,9 @@ static int vg_rcpair_retire(struct vg_rcpair *t, const struct ib_wc *wc)
 	if (wc->wr_id && wc->wr_id <= t->gone)
 		return 0;
 	for (i = 0; i < VG_RCPAIR_MAX_OUT; i++) {
-		if (wc->wr_id && t->out[i] == wc->wr_id) {
-			t->out[i] = 0;
+		if (wc->wr_id && t->out[i].id == wc->wr_id && !t->out[i].done) {
+			t->out[i].done = true;
+			t->out[i].status = wc->status;
 			return 0;
 		}
 	}
@@ -131,7 +142,27 @@ static int vg_rcpair_retire(struct vg_rcpair *t, const struct ib_wc *wc)
 }
 
 /*
- * Poll until @id has completed, recording every completion. Return: 0
+ * If @id has completed, free its slot and return true with *@status its
+ * status.
+ */
+static bool vg_rcpair_take(struct vg_rcpair *t, u64 id,
+			   enum ib_wc_status *status)
+{
+	int i;
+
+	for (i = 0; i < VG_RCPAIR_MAX_OUT; i++) {
+		if (t->out[i].id == id && t->out[i].done) {
+			*status = t->out[i].status;
+			t->out[i].id = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Poll until @id has completed, recording every completion: one polled
+ * in the same batch as an earlier WR's waits for its own call. Return: 0
  * with *@status its status, or -EIO (a completion of no WR), -ETIMEDOUT.
  */
 static int vg_rcpair_wait(struct vg_rcpair *t, u64 id,
@@ -139,10 +170,9 @@ static int vg_rcpair_wait(struct vg_rcpair *t, u64 id,
 {
 	unsigned long until = jiffies + VG_RCPAIR_TIMEOUT;
 	struct ib_wc wc[8];
-	bool done = false;
 	int i, n, ret;
 
-	while (!done) {
+	while (!vg_rcpair_take(t, id, status)) {
 		n = ib_poll_cq(t->cq, ARRAY_SIZE(wc), wc);
 		if (n < 0)
 			return n;
@@ -150,19 +180,14 @@ static int vg_rcpair_wait(struct vg_rcpair *t, u64 id,
 			ret = vg_rcpair_retire(t, &wc[i]);
 			if (ret)
 				return ret;
-			if (wc[i].wr_id == id) {
-				*status = wc[i].status;
-				done = true;
-			}
 		}
-		if (done)
-			break;
+		if (n)
+			continue;
 		if (time_after(jiffies, until)) {
 			pr_err("no completion of wr_id %llx\n", id);
 			return -ETIMEDOUT;
 		}
-		if (!n)
-			usleep_range(500, 1000);
+		usleep_range(500, 1000);
 	}
 	return 0;
 }
@@ -182,7 +207,7 @@ static int vg_rcpair_write_to(struct vg_rcpair *t, u32 rkey, int to, u64 *id)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < VG_RCPAIR_MAX_OUT && t->out[i]; i++)
+	for (i = 0; i < VG_RCPAIR_MAX_OUT && t->out[i].id; i++)
 		;
 	if (i == VG_RCPAIR_MAX_OUT) {
 		ret = -EOVERFLOW;
@@ -204,7 +229,7 @@ static int vg_rcpair_write_to(struct vg_rcpair *t, u32 rkey, int to, u64 *id)
 	if (ret)
 		pr_err("post_send failed: %d\n", ret);
 	else
-		t->out[i] = *id;
+		t->out[i] = (struct vg_rcpair_wr){ .id = *id };
 out:
 	kfree(w);
 	kfree(sge);
