@@ -29,7 +29,7 @@ PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
-	rxe rxe-conformance
+	rxe rxe-conformance usq-full
 
 all: module userspace
 
@@ -52,11 +52,23 @@ rxe:
 	BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR) scripts/build-rxe.sh
 
 # rdma-core's whole test suite on stock rxe, on patched rxe with no
-# policy and with a pass-through test policy, in one guest: the results
-# must be identical (also part of make check; ~2 min).
+# policy, with a pass-through test policy, releasing in parts and under
+# verbsgate, in one guest: the results must be identical (make check
+# runs three of the five; ~3 min).
 rxe-conformance: deps rxe test-modules
-	$(PYTHON) -m pytest -v -rP \
+	VG_USQ_FULL=1 $(PYTHON) -m pytest -v -rP \
 		tests/integration/test_rxe_patched.py -k conformance
+
+# The user send queue tests in their long form (more operations, 20
+# reloads, all five conformance runs); figures to $(BUILD)/usq.md.
+usq-full: deps
+	$(MAKE) all test-modules VG_DEBUG=y
+	mkdir -p $(BUILD)
+	VG_USQ_FULL=1 VERBSGATE_REPORT=$(BUILD)/usq.md $(PYTHON) -m pytest \
+		-v -rP tests/integration/test_rxe_patched.py \
+		tests/integration/test_usq_register.py \
+		tests/integration/test_usq_shaping.py \
+		tests/integration/test_usqcheck.py
 
 userspace:
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo

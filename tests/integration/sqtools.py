@@ -3,6 +3,7 @@ send queues share: the user-space tools of tests/integration/sqhold,
 built once per session; the GID index of an address; cgroup tenants and
 their counters; and traffic from vgload in a tenant's cgroup."""
 import json
+import os
 import shlex
 import subprocess
 import time
@@ -17,6 +18,10 @@ SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
 VGLOAD = BUILD_DIR / "userspace" / "vgload" / "vgload"
 USQ_OBJECTS = "/sys/kernel/debug/verbsgate/usq_objects"
 CGROUPS = "/sys/fs/cgroup"
+# `make usq-full` (VG_USQ_FULL=1) runs the longer forms these tests have:
+# more operations, reloads and policies; `make check` the shorter ones,
+# which assert the same verdicts.
+FULL = os.environ.get("VG_USQ_FULL") == "1"
 
 # Extra compiler flags per tool (vg_nodoorbell and vg_usqattack replace
 # write(2), which librxe calls, so their symbols must be dynamic).

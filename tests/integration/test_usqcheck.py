@@ -14,7 +14,7 @@ import json
 import os
 import shlex
 
-from sqtools import (USQ_OBJECTS, add_tenants, gid_index, in_cgroup,
+from sqtools import (FULL, USQ_OBJECTS, add_tenants, gid_index, in_cgroup,
                      make_cgroups, stats, tool, vgload_client, vgload_result,
                      vgload_server)
 from testbed import CLI, MODULE
@@ -26,8 +26,10 @@ NOBODY = ("prlimit --memlock=unlimited setpriv --reuid=nobody "
           "--regid=nogroup --clear-groups --")
 # verbsgate's note that its view of a governed queue parted from rxe's.
 DISAGREE = "verbsgate knew of"
-# The reload test's cycles: `make soak`-style endurance runs set more.
-RELOADS = int(os.environ.get("VG_USQ_RELOADS", "20"))
+# The reload test's cycles (`make usq-full`: 20) and the data test's
+# operations per run (`make usq-full`: three times as many).
+RELOADS = int(os.environ.get("VG_USQ_RELOADS", "20" if FULL else "5"))
+OPS = 3 if FULL else 1
 
 
 def usqcheck(g, cgroup: str, args: str, timeout: float = 600) -> dict:
@@ -52,13 +54,16 @@ def test_data_and_completions_exact_when_split_and_paced(rxe_kept):
                   "/tmp/check-other.log")
     runs = {
         "rc 1 B-16 MB, 32 SGEs": usqcheck(
-            g, "check", "--ops 60 --max-size 16777216 --sge 32 --seed 1"),
+            g, "check", f"--ops {20 * OPS} --max-size 16777216 --sge 32 "
+            "--seed 1"),
         "rc mixed": usqcheck(
-            g, "check", "--ops 300 --max-size 262144 --mix --seed 2"),
+            g, "check", f"--ops {100 * OPS} --max-size 262144 --mix "
+            "--seed 2"),
         "rc reset every 2 batches": usqcheck(
-            g, "check", "--ops 200 --max-size 65536 --reset 2 --seed 4"),
+            g, "check", f"--ops {70 * OPS} --max-size 65536 --reset 2 "
+            "--seed 4"),
         "uc 1 B-1 MB": usqcheck(
-            g, "check", "--ops 150 --max-size 1048576 --sge 8 "
+            g, "check", f"--ops {50 * OPS} --max-size 1048576 --sge 8 "
             "--qp-type uc --seed 3"),
     }
     check = stats(g)["check"]
