@@ -131,6 +131,17 @@ def alive(g, pid: int) -> bool:
     return g.run(f"kill -0 {pid}").ok
 
 
+def traffic_ran_well(g, server: int, client: int, log: str):
+    """traffic()'s client ran to its end without an error, and its server
+    left."""
+    eventually(g, "vgload finishing", lambda: alive(g, client), False,
+               tries=600)
+    out = g.run(f"cat {log}").out
+    assert "rc=0" in out and "FAILED" not in out, out
+    eventually(g, "the vgload server leaving", lambda: alive(g, server),
+               False)
+
+
 def test_verbsgate_first_then_patched_rxe(rxe):
     """(a) verbsgate, then the patched rdma_rxe and `rdma link add`."""
     g = rxe
@@ -240,12 +251,7 @@ def test_verbsgate_unload_under_traffic(rxe):
     assert res.ok, res.out
     assert alive(g, client)
     says(g, mark, UNREGISTERED)
-    eventually(g, "vgload finishing", lambda: alive(g, client), False,
-               tries=600)
-    out = g.run(f"cat {log}").out
-    assert "rc=0" in out and "FAILED" not in out, out
-    eventually(g, "the vgload server leaving", lambda: alive(g, server),
-               False)
+    traffic_ran_well(g, server, client, log)
     pingpong(g, 18968)
 
 
@@ -293,9 +299,4 @@ def test_qps_created_before_verbsgate_stay_ungoverned(rxe):
     pingpong(g, 18972)
     # Its 50 round trips, counted: governed.
     assert stats(g)["default"]["tx_wrs"] - before >= 50
-    eventually(g, "vgload finishing", lambda: alive(g, client), False,
-               tries=600)
-    out = g.run(f"cat {log}").out
-    assert "rc=0" in out and "FAILED" not in out, out
-    eventually(g, "the vgload server leaving", lambda: alive(g, server),
-               False)
+    traffic_ran_well(g, server, client, log)

@@ -120,6 +120,23 @@ def rate_for(run: dict, part: int = 4) -> int:
     return total // WINDOW_S // part
 
 
+def free_then_governed(g: Guest, tenants: dict[str, str], run, part: int,
+                       chunk: str) -> tuple[dict, int]:
+    """run() (the tenants' clients) without verbsgate; then verbsgate
+    loaded with @tenants (name: settings), the device paced at 1/@part
+    of what they moved and WRs split into @chunk chunks. Returns the
+    free run and the device's rate."""
+    assert g.unload_verbsgate().ok
+    make_cgroups(g, list(tenants))
+    free = run()
+    assert g.load_verbsgate().ok
+    add_tenants(g, tenants)
+    rate = rate_for(free, part)
+    device_rate(g, f"{rate}bps")
+    cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat {chunk}")
+    return free, rate
+
+
 def assert_paced(run: dict, rate: int):
     """The tenants took what the pacer let through (in its tokens: bytes
     and a cost per operation): the device's rate, not the vCPUs, was
@@ -200,19 +217,14 @@ def test_tenants_share_by_weight(governed):
     verbsgate they take what rxe gives them."""
     g = governed
     idx = gid_index(g)
-    assert g.unload_verbsgate().ok
-    make_cgroups(g, ["heavy", "light"])
-    free = pair(g, 18801, ["heavy", "light"], "--mode bw")
-    assert g.load_verbsgate().ok
-    add_tenants(g, {"heavy": "class bandwidth weight 3",
-                    "light": "class bandwidth weight 1"})
     # Two backlogged tenants at equal weights take the most CPU per byte
     # (releases alternate between their QPs); at a quarter, the 1:1 run
     # of a loaded CI host fell to 74 % of the rate: the vCPUs, not the
     # pacer, were the limit then.
-    rate = rate_for(free, 6)
-    device_rate(g, f"{rate}bps")
-    cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
+    free, rate = free_then_governed(
+        g, {"heavy": "class bandwidth weight 3",
+            "light": "class bandwidth weight 1"},
+        lambda: pair(g, 18801, ["heavy", "light"], "--mode bw"), 6, "64k")
     three = pair(g, 18802, ["heavy", "light"], "--mode bw")
     # ib_write_bw's servers poll too: four processes on two vCPUs leave
     # rxe less, so its device rate is half as high.
@@ -250,15 +262,10 @@ def test_spread_tenant_gets_its_weight_not_its_qps(governed):
     g = governed
     spread = [("spread", "--mode bw --qps 4 --depth 2")] * 8
     single = [("single", "--mode bw --qps 1 --depth 8")]
-    assert g.unload_verbsgate().ok
-    make_cgroups(g, ["spread", "single"])
-    free = clients(g, 18807, spread + single)
-    assert g.load_verbsgate().ok
-    add_tenants(g, {"spread": "class bandwidth weight 1",
-                    "single": "class bandwidth weight 1"})
-    rate = rate_for(free, 6)
-    device_rate(g, f"{rate}bps")
-    cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
+    free, rate = free_then_governed(
+        g, {"spread": "class bandwidth weight 1",
+            "single": "class bandwidth weight 1"},
+        lambda: clients(g, 18807, spread + single), 6, "64k")
     run = clients(g, 18808, spread + single)
     report("User-space tenants: 8 processes x 4 QPs against 1 x 1 at equal "
            "weights (emulated, rxe in QEMU TCG)",
@@ -277,15 +284,10 @@ def test_uc_and_ud_tenants_share_by_weight(governed, kind, args, part):
     """UC WRITEs (sent in parts like RC's) and UD SENDs (single packets,
     released whole) share by weight too."""
     g = governed
-    assert g.unload_verbsgate().ok
-    make_cgroups(g, ["heavy", "light"])
-    free = pair(g, 18809, ["heavy", "light"], args)
-    assert g.load_verbsgate().ok
-    add_tenants(g, {"heavy": "class bandwidth weight 3",
-                    "light": "class bandwidth weight 1"})
-    rate = rate_for(free, part)
-    device_rate(g, f"{rate}bps")
-    cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 16k")
+    free, rate = free_then_governed(
+        g, {"heavy": "class bandwidth weight 3",
+            "light": "class bandwidth weight 1"},
+        lambda: pair(g, 18809, ["heavy", "light"], args), part, "16k")
     run = pair(g, 18810, ["heavy", "light"], args)
     report(f"User-space tenants: {kind.upper()} shares at 3:1 "
            "(emulated, rxe in QEMU TCG)",
@@ -350,6 +352,17 @@ def attack(g: Guest, cgroup: str, mode: str, timeout: float = 120) -> dict:
     return json.loads(res.out)
 
 
+def attack_ungoverned(g: Guest, cgroup: str, mode: str) -> dict:
+    """attack() without verbsgate; then verbsgate loaded again, with
+    @cgroup a tenant of weight 1."""
+    assert g.unload_verbsgate().ok
+    make_cgroups(g, [cgroup])
+    free = attack(g, cgroup, mode)
+    assert g.load_verbsgate().ok
+    add_tenants(g, {cgroup: "class bandwidth weight 1"})
+    return free
+
+
 def test_wqe_rewritten_after_its_doorbell_executes_as_posted(governed):
     """A process rewrites a WQE in its ring after ringing the doorbell
     (its remote address, SGE and length), while a 16 MB WRITE keeps the
@@ -357,11 +370,7 @@ def test_wqe_rewritten_after_its_doorbell_executes_as_posted(governed):
     rewrite (verbsgate not loaded); governed, the kernel's copy taken at
     the doorbell executes, as posted and paced."""
     g = governed
-    assert g.unload_verbsgate().ok
-    make_cgroups(g, ["rw"])
-    free = attack(g, "rw", "rewrite")
-    assert g.load_verbsgate().ok
-    add_tenants(g, {"rw": "class bandwidth weight 1"})
+    free = attack_ungoverned(g, "rw", "rewrite")
     paced = attack(g, "rw", "rewrite")
     print(f"\nungoverned: {free}\ngoverned: {paced}")
     assert free["executed"] == "rewritten", free
@@ -375,11 +384,7 @@ def test_wqes_past_the_doorbell_are_paced(governed):
     rxe executes them all at once ungoverned; governed, each is taken in,
     held and paced at its tenant's share of the device."""
     g = governed
-    assert g.unload_verbsgate().ok
-    make_cgroups(g, ["flood"])
-    free = attack(g, "flood", "flood 24 4")
-    assert g.load_verbsgate().ok
-    add_tenants(g, {"flood": "class bandwidth weight 1"})
+    free = attack_ungoverned(g, "flood", "flood 24 4")
     device_rate(g, "2mbit")
     cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
     pid = g.spawn(in_cgroup("flood", f"{tool('vg_usqattack')} "
