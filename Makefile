@@ -29,7 +29,7 @@ PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
-	rxe rxe-conformance usq-full
+	rxe rxe-conformance usq-full bench-nvme fuzz
 
 all: module userspace
 
@@ -124,6 +124,19 @@ bench-post: deps
 bench-usq: deps
 	$(MAKE) all rxe
 	$(PYTHON) tests/integration/bench_usq.py
+
+# NVMe over RDMA's 4k random read IOPS without and with verbsgate, three
+# rounds (CI runs one): the overhead figure of docs/performance.md.
+bench-nvme: deps
+	$(MAKE) all test-modules
+	VG_OVERHEAD_ROUNDS=3 $(PYTHON) -m pytest -v -rP \
+		tests/integration/test_enforce_nvme.py -k overhead
+
+# The netlink fuzzer with 100 000 messages (CI sends 30 000).
+fuzz: deps
+	$(MAKE) all test-modules VG_DEBUG=y
+	VG_FUZZ_MESSAGES=100000 $(PYTHON) -m pytest -v -rP \
+		tests/integration/test_netlink_fuzz.py
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
