@@ -114,8 +114,8 @@ def ratio(run: dict, a: str, b: str, key: str) -> float:
     return run[a][key] / max(run[b][key], 1)
 
 
-def rate_for(run: dict, part: int = 4) -> int:
-    """A part of what the tenants moved per second over the window."""
+def rate_for(run: dict, part: int) -> int:
+    """1/@part of what the tenants moved per second over the window."""
     total = sum(r["vgload"] for r in run.values())
     return total // WINDOW_S // part
 
