@@ -6,13 +6,14 @@ on purpose, in the order below: warning, oops, stuck command, stuck agent,
 hung QEMU, every CPU locked up, panic. A test that kills the guest leaves
 the next one a fresh guest.
 """
+import json
 import os
 import signal
 import time
 
 import pytest
 
-from testbed import FAULT_MODULE, Guest, GuestError
+from testbed import FAULT_MODULE, Guest, GuestError, guest_clock
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +31,8 @@ def victim(victims):
         victims.append(Guest(reply_grace=5).start())
     return victims[-1]
 
+
+CLOCK_ORDER = "tests/integration/guest/clock_order.py"
 
 # Rounds of the child-death test. The agent that handled SIGCHLD with a
 # lock-taking handler stopped answering within this many rounds in every
@@ -74,6 +77,19 @@ def test_agent_survives_bursts_of_child_deaths(victim):
     while (left := zombies_of_agent(victim)) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert left == [], f"unreaped children of the agent: {left}"
+
+
+def test_guest_clock_is_fast_and_ordered_across_cpus(victim):
+    """The guest keeps time with the TSC when the host does (testbed's
+    guest_clock()), and its monotonic clock never runs backwards from
+    one vCPU to the other: the pacer and rxe's timers rely on both."""
+    source = victim.run("cat /sys/devices/system/clocksource/clocksource0/"
+                        "current_clocksource", check=True).out.strip()
+    assert source == ("tsc" if guest_clock() else "hpet"), source
+    res = victim.run(f"python3 {victim.repo / CLOCK_ORDER} 2000",
+                     check=True, timeout=120)
+    seen = json.loads(res.out)
+    assert seen["backwards_ns"] == [], seen
 
 
 def test_slab_debugging_is_on(victim):

@@ -61,6 +61,23 @@ def module_kernel_release(module: Path = MODULE) -> str:
     return out.split()[0]
 
 
+def guest_clock() -> list[str]:
+    """The guest's clocksource: the TSC when the host keeps time with it.
+    TCG's vCPUs read the host's TSC, so they are as synchronised as the
+    host's CPUs, but the guest kernel assumes otherwise (its vCPUs are
+    not Intel's and show no invariant TSC) and falls back to the HPET,
+    whose every read is an emulated MMIO access: each ktime_get(), in rxe,
+    the scheduler and verbsgate's pacer, then costs microseconds. A host
+    kernel that chose the TSC has checked that its CPUs agree."""
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/"
+                  "current_clocksource") as f:
+            host = f.read().strip()
+    except OSError:
+        return []
+    return ["tsc=reliable"] if host == "tsc" else []
+
+
 class GuestError(Exception):
     """The guest failed: crashed, hung, or could not boot."""
 
@@ -179,7 +196,7 @@ class Guest:
             # module is reported where it happens, not as a crash later.
             "slub_debug=FZPU",
             "8250.nr_uarts=1", f"vg.init={GUEST_DIR / 'rootinit.sh'}",
-        ])
+        ] + guest_clock())
         return [
             "qemu-system-x86_64", "-machine", "pc,accel=tcg", "-cpu", "max",
             "-smp", str(self.smp), "-m", str(self.memory_mb),
