@@ -64,6 +64,7 @@ rxe-conformance: deps rxe test-modules
 usq-full: deps
 	$(MAKE) all test-modules VG_DEBUG=y
 	mkdir -p $(BUILD)
+	rm -f $(BUILD)/usq.md
 	VG_USQ_FULL=1 VERBSGATE_REPORT=$(BUILD)/usq.md $(PYTHON) -m pytest \
 		-v -rP tests/integration/test_rxe_patched.py \
 		tests/integration/test_usq_register.py \
@@ -92,6 +93,7 @@ checkpatch:
 soak: deps
 	$(MAKE) all test-modules VG_DEBUG=y
 	mkdir -p $(BUILD)
+	rm -f $(BUILD)/soak.md
 	VG_RELOADS=100 VERBSGATE_REPORT=$(BUILD)/soak.md $(PYTHON) -m pytest \
 		tests/integration/test_enforce_nvme.py -v -rP \
 		-k test_reload_under_verified_io
