@@ -213,7 +213,7 @@ def perftest(g: Guest, idx: int, ports: dict[str, int]) -> dict:
 
 def test_tenants_share_by_weight(governed):
     """Two tenants' 1 MB WRITE streams share the device 3:1 and 1:1 by
-    weight: vgload, and Debian's ib_write_bw unmodified. Without
+    weight: vgload, and Debian's ib_write_bw unmodified, each way. Without
     verbsgate they take what rxe gives them."""
     g = governed
     idx = gid_index(g)
@@ -229,12 +229,15 @@ def test_tenants_share_by_weight(governed):
     device_rate(g, f"{rate}bps")
     cli_ok(g, "tenant set heavy weight 1")
     one = pair(g, 18805, ["heavy", "light"], "--mode bw")
+    device_rate(g, f"{rate // 2}bps")
+    ib_one = perftest(g, idx, {"heavy": 18813, "light": 18814})
     rows = ["| run | heavy : light |", "|---|---|",
             f"| vgload, without verbsgate | "
             f"{ratio(free, 'heavy', 'light', 'vgload'):.2f} |"]
     for name, run in (("vgload, verbsgate 3:1", three),
                       ("ib_write_bw, verbsgate 3:1", ib),
-                      ("vgload, verbsgate 1:1", one)):
+                      ("vgload, verbsgate 1:1", one),
+                      ("ib_write_bw, verbsgate 1:1", ib_one)):
         rows.append(f"| {name} | "
                     f"{ratio(run, 'heavy', 'light', 'counters'):.2f} |")
     rows.append(f"\ndevice maxrate {rate} B/s (a sixth of the tenants' "
@@ -243,11 +246,13 @@ def test_tenants_share_by_weight(governed):
                 f"counters over {WINDOW_S} s while both ran")
     report("User-space tenants: 1 MB WRITE shares by weight "
            "(emulated, rxe in QEMU TCG)", rows)
-    for run, paced in ((three, rate), (ib, rate // 2), (one, rate)):
+    for run, paced in ((three, rate), (ib, rate // 2), (one, rate),
+                       (ib_one, rate // 2)):
         assert_paced(run, paced)
     assert 2.7 <= ratio(three, "heavy", "light", "counters") <= 3.3, three
     assert 2.7 <= ratio(ib, "heavy", "light", "counters") <= 3.3, ib
     assert 0.9 <= ratio(one, "heavy", "light", "counters") <= 1.1, one
+    assert 0.9 <= ratio(ib_one, "heavy", "light", "counters") <= 1.1, ib_one
 
 
 def test_spread_tenant_gets_its_weight_not_its_qps(governed):
