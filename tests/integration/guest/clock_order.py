@@ -23,6 +23,22 @@ def receive(fd: int) -> int:
     return int(os.read(fd, WIDTH))
 
 
+def exchange(rfd: int, wfd: int, first: bool) -> list[int]:
+    """ROUNDS readings each way; @first sends before it receives. Returns
+    how far back each reading received was from the one taken after."""
+    back = []
+    for _ in range(ROUNDS):
+        if first:
+            send(wfd)
+        theirs = receive(rfd)
+        mine = time.monotonic_ns()
+        if mine < theirs:
+            back.append(theirs - mine)
+        if not first:
+            send(wfd)
+    return back
+
+
 def main():
     cpus = sorted(os.sched_getaffinity(0))[:2]
     if len(cpus) < 2:
@@ -32,25 +48,19 @@ def main():
     to_parent_r, to_parent_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(to_parent_r)
         os.sched_setaffinity(0, {cpus[1]})
-        back = []
-        for _ in range(ROUNDS):
-            theirs = receive(to_child_r)
-            mine = time.monotonic_ns()
-            if mine < theirs:
-                back.append(theirs - mine)
-            send(to_parent_w)
+        back = exchange(to_child_r, to_parent_w, first=False)
         os.write(to_parent_w, json.dumps(back).encode())
         os._exit(0)
+    os.close(to_parent_w)
     os.sched_setaffinity(0, {cpus[0]})
-    back = []
-    for _ in range(ROUNDS):
-        send(to_child_w)
-        theirs = receive(to_parent_r)
-        mine = time.monotonic_ns()
-        if mine < theirs:
-            back.append(theirs - mine)
-    back += json.loads(os.read(to_parent_r, 1 << 20))
+    back = exchange(to_parent_r, to_child_w, first=True)
+    # The child's list, read to the end: the child's exit closes the pipe.
+    rest = b""
+    while chunk := os.read(to_parent_r, 1 << 16):
+        rest += chunk
+    back += json.loads(rest)
     os.waitpid(pid, 0)
     print(json.dumps({"rounds": ROUNDS, "cpus": cpus, "backwards_ns": back}))
     return 0
