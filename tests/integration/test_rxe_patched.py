@@ -471,13 +471,20 @@ def test_mixed_wrs_behind_parts_complete_without_retries(patched_rxe):
             f"{name}: {before} -> {after}"
 
 
-def test_fenced_wrs_survive_transport_retries(patched_rxe):
-    """Driver patch 0003: with the transport timer at its shortest (one
-    jiffy), the requester retries while responses are still on their
-    way, and fenced WRs among READs and atomics must still complete.
+def test_fenced_wrs_complete_with_the_shortest_transport_timer(patched_rxe):
+    """Fenced READs and atomics among WRITEs and SENDs, with the transport
+    timer at its shortest (one jiffy): every byte and every completion as
+    vg_usqcheck expects, four seeds.
+
     Stock rdma_rxe made a fenced READ or atomic that had been sent wait
-    for its own rd_atomic credit after a retry, and the QP hung with no
-    error: about one run of 200 mixed operations in ten in this guest."""
+    for its own rd_atomic credit after a transport retry, and the QP hung
+    with no error (driver patch 0003): here about one run of 200 mixed
+    operations in ten, the retries then coming from timer softirqs run
+    inside the doorbell's own requester. Since driver patch 0004 runs
+    that requester with bottom halves off, a retry on this loopback
+    device needs a late response, which rxe loopback hardly produces
+    (retries are printed, not asserted); exercising 0003 on every run
+    needs a wire that loses packets."""
     g = patched_rxe
     idx = gid_index(g)
     before = hw_counters(g)
@@ -492,5 +499,3 @@ def test_fenced_wrs_survive_transport_retries(patched_rxe):
     retries = (after.get("completer_retry_err", 0) -
                before.get("completer_retry_err", 0))
     print(f"retries: {retries}")
-    # Without retries the runs would prove nothing.
-    assert retries > 0, (before, after)
