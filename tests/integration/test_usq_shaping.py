@@ -143,6 +143,7 @@ def assert_paced(run: dict, rate: int):
     what they shared."""
     tokens = sum(r["counters"] + OP_BYTES * r["chunks"]
                  for k, r in run.items() if k != "seconds")
+    print(f"paced at {tokens / run['seconds'] / rate:.2f} of the rate")
     assert tokens / run["seconds"] >= 0.8 * rate, (run, rate)
 
 
