@@ -212,6 +212,13 @@ struct run {
 	struct opspec *ops;
 };
 
+/* A and B to RTS, each the other's peer, with the --timeout timer. */
+static void connect_pair(struct run *r)
+{
+	connect_qp(r->qa, r->qb->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
+	connect_qp(r->qb, r->qa->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
+}
+
 static void setup(struct run *r)
 {
 	struct ibv_qp_init_attr init;
@@ -244,8 +251,7 @@ static void setup(struct run *r)
 	if (ibv_query_qp(r->qa, &qattr, IBV_QP_CAP, &init))
 		die("ibv_query_qp");
 	r->max_inline = init.cap.max_inline_data;
-	connect_qp(r->qa, r->qb->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
-	connect_qp(r->qb, r->qa->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
+	connect_pair(r);
 }
 
 /* Between batches: both QPs to RESET and connected again. */
@@ -256,8 +262,7 @@ static void reset_qps(struct run *r)
 	if (ibv_modify_qp(r->qa, &a, IBV_QP_STATE) ||
 	    ibv_modify_qp(r->qb, &a, IBV_QP_STATE))
 		die("RESET");
-	connect_qp(r->qa, r->qb->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
-	connect_qp(r->qb, r->qa->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
+	connect_pair(r);
 }
 
 static enum op pick_op(const struct run *r)
