@@ -83,9 +83,9 @@ def test_reload_under_verified_traffic(rxe_kept):
     runs back to back (each run a new pair of QPs, governed if verbsgate
     was loaded when it began) and a vgload stream runs in another
     tenant: no mismatch, no lost or extra completion, no kernel
-    warning, and nothing of verbsgate's left behind. Fences stay out:
-    stock rxe's fenced READ can wait forever on a retry (driver-patches/
-    README)."""
+    warning, and nothing of verbsgate's left behind. Fenced WRs are in
+    the mix: a retry at an unload no longer hangs a fenced READ or
+    atomic (driver patch 0003)."""
     g = rxe_kept
     mark = g.console_mark()
     make_cgroups(g, ["check", "other"])
@@ -94,7 +94,7 @@ def test_reload_under_verified_traffic(rxe_kept):
                   "/tmp/reload-other.log")
     loop = ("i=0; while [ ! -e /tmp/reload-stop ]; do i=$((i+1)); "
             f"{NOBODY} {tool('vg_usqcheck')} {g.rxe_dev} {gid_index(g)} "
-            "--ops 60 --max-size 1048576 --mix --no-fence --seed $i "
+            "--ops 60 --max-size 1048576 --mix --seed $i "
             ">>/tmp/reload-check.log || { echo FAILED run $i; exit 1; }; "
             "done; echo done $i")
     g.run("rm -f /tmp/reload-stop /tmp/reload-check.log")

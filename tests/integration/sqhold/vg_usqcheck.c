@@ -27,7 +27,9 @@
  * With --reset N, both QPs are reset and connected again after every N
  * batches, so that the next batch runs on reused queues. --sq-size
  * sizes A's send queue (max_send_wr) apart from --depth, the most WRs a
- * batch has outstanding.
+ * batch has outstanding. --timeout sets the RC transport timer (4.096 us
+ * * 2^N, default 14): a short one makes the requester retry while
+ * responses are on their way.
  *
  * It runs --ops operations, or batches until --duration seconds have
  * passed, and prints one JSON object:
@@ -40,7 +42,7 @@
  *
  *   vg_usqcheck DEV GID_INDEX [--seed N] [--ops N | --duration SEC]
  *	[--max-size BYTES] [--sge N] [--depth N] [--qp-type rc|uc] [--mix]
- *	[--no-fence] [--reset N] [--sq-size N]
+ *	[--no-fence] [--reset N] [--sq-size N] [--timeout N]
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -81,6 +83,7 @@ struct opspec {
 struct cfg {
 	const char *dev;
 	int gid_index, sge, depth, mix, fence, uc, reset, sq_size;
+	int timeout;	/* RC transport timer: 4.096 us * 2^timeout */
 	unsigned long seed;
 	unsigned long long ops;
 	long duration_ms;
@@ -135,7 +138,7 @@ static void print_usage(const char *argv0)
 	fprintf(stderr, "usage: %s DEV GID_INDEX [--seed N] %s %s %s\n", argv0,
 		"[--ops N | --duration SEC] [--max-size BYTES] [--sge N]",
 		"[--depth N] [--qp-type rc|uc] [--mix] [--no-fence] [--reset N]",
-		"[--sq-size N]");
+		"[--sq-size N] [--timeout N]");
 	exit(2);
 }
 
@@ -146,7 +149,7 @@ static void parse(int argc, char **argv, struct cfg *c)
 	if (argc < 3)
 		print_usage(argv[0]);
 	*c = (struct cfg){ .dev = argv[1], .gid_index = atoi(argv[2]),
-			   .sge = 4, .depth = 32, .fence = 1, .seed = 1,
+			   .sge = 4, .depth = 32, .fence = 1, .seed = 1, .timeout = 14,
 			   .ops = 2000, .max_size = 1u << 20 };
 	for (i = 3; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -178,6 +181,8 @@ static void parse(int argc, char **argv, struct cfg *c)
 			c->reset = atoi(v);
 		else if (!strcmp(a, "--sq-size"))
 			c->sq_size = atoi(v);
+		else if (!strcmp(a, "--timeout"))
+			c->timeout = atoi(v);
 		else if (!strcmp(a, "--qp-type") && !strcmp(v, "uc"))
 			c->uc = 1;
 		else if (strcmp(a, "--qp-type") || strcmp(v, "rc"))
@@ -185,6 +190,7 @@ static void parse(int argc, char **argv, struct cfg *c)
 	}
 	if (c->max_size < 1 || c->max_size > (1u << 30) || c->sge < 1 ||
 	    c->depth < 1 || c->depth > 4096 || c->reset < 0 ||
+	    c->timeout < 1 || c->timeout > 31 ||
 	    (c->sq_size && c->sq_size < c->depth))
 		print_usage(argv[0]);
 	if (c->duration_ms)
@@ -205,6 +211,13 @@ struct run {
 	unsigned int max_inline;
 	struct opspec *ops;
 };
+
+/* A and B to RTS, each the other's peer, with the --timeout timer. */
+static void connect_pair(struct run *r)
+{
+	connect_qp(r->qa, r->qb->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
+	connect_qp(r->qb, r->qa->qp_num, &r->gid, r->c.gid_index, r->c.timeout, 7);
+}
 
 static void setup(struct run *r)
 {
@@ -238,8 +251,7 @@ static void setup(struct run *r)
 	if (ibv_query_qp(r->qa, &qattr, IBV_QP_CAP, &init))
 		die("ibv_query_qp");
 	r->max_inline = init.cap.max_inline_data;
-	connect_qp(r->qa, r->qb->qp_num, &r->gid, r->c.gid_index, 14, 7);
-	connect_qp(r->qb, r->qa->qp_num, &r->gid, r->c.gid_index, 14, 7);
+	connect_pair(r);
 }
 
 /* Between batches: both QPs to RESET and connected again. */
@@ -250,8 +262,7 @@ static void reset_qps(struct run *r)
 	if (ibv_modify_qp(r->qa, &a, IBV_QP_STATE) ||
 	    ibv_modify_qp(r->qb, &a, IBV_QP_STATE))
 		die("RESET");
-	connect_qp(r->qa, r->qb->qp_num, &r->gid, r->c.gid_index, 14, 7);
-	connect_qp(r->qb, r->qa->qp_num, &r->gid, r->c.gid_index, 14, 7);
+	connect_pair(r);
 }
 
 static enum op pick_op(const struct run *r)
