@@ -122,7 +122,8 @@ bench-post: deps
 
 # One unthrottled user tenant's message rate and bandwidth on the stock
 # rdma_rxe and on the patched one governed by verbsgate, alternating
-# (tests/integration/bench_usq.py); a Markdown table, about 5 minutes.
+# (tests/integration/bench_usq.py), 8 rounds (VG_BENCH_ROUNDS); a Markdown
+# table, about 8 minutes.
 bench-usq: deps
 	$(MAKE) all rxe
 	$(PYTHON) tests/integration/bench_usq.py
