@@ -10,7 +10,8 @@
 #   make bench-post posting on two CPUs without and with verbsgate, in the
 #                   emulated test bed (rxe in QEMU TCG): a Markdown table
 #   make bench-usq  a governed user QP's cost: stock rdma_rxe against the
-#                   patched one with verbsgate, in the emulated test bed
+#                   patched one without and with verbsgate, in the
+#                   emulated test bed
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
 #   make rxe-conformance  rdma-core's test suite on stock and patched rxe
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
