@@ -122,9 +122,9 @@ bench-post: deps
 	$(PYTHON) tests/integration/bench_post.py
 
 # One unthrottled user tenant's message rate and bandwidth on the stock
-# rdma_rxe and on the patched one governed by verbsgate, alternating
-# (tests/integration/bench_usq.py), 8 rounds (VG_BENCH_ROUNDS); a Markdown
-# table, about 8 minutes.
+# rdma_rxe and on the patched one without and with verbsgate, alternating
+# (tests/integration/bench_usq.py), 8 rounds (VG_BENCH_ROUNDS); Markdown
+# tables of throughput and median operation time, about 11 minutes.
 bench-usq: deps
 	$(MAKE) all rxe
 	$(PYTHON) tests/integration/bench_usq.py

@@ -16,7 +16,10 @@ host runs the guest hits all three; each figure is the median of its
 rounds, and each change is also given as the median of the rounds' own
 changes (against the stock figure of the same round), which a slow
 drift of the host moves less. VG_BENCH_ROUNDS sets the number of
-rounds. Prints a Markdown table.
+rounds. Prints two Markdown tables: each load's throughput, and its
+operations' median time (the 64 B load waits for nothing but the CPU:
+rxe sends and completes each WRITE within its doorbell, so that time is
+what the path costs).
 
 The numbers are the emulator's, not a NIC's: only the ratios within the
 table mean anything (labelled emulated, rxe in QEMU TCG).
@@ -24,6 +27,7 @@ table mean anything (labelled emulated, rxe in QEMU TCG).
 import os
 import statistics
 import sys
+from collections import defaultdict
 
 from sqtools import (add_tenants, make_cgroups, vgload_client, vgload_result,
                      vgload_server)
@@ -32,8 +36,9 @@ from testbed import Guest, GuestError
 LABEL = "emulated (rxe in QEMU TCG)"
 ROUNDS = int(os.environ.get("VG_BENCH_ROUNDS", "8"))
 SECONDS = 6
-LOADS = {"64 B WRITE, Mops/s": ("--op write --size 64 --depth 16", "mops"),
-         "1 MB WRITE, Gbit/s": ("--mode bw", "gbps")}
+# name: vgload's arguments, its throughput key, the throughput's unit
+LOADS = {"64 B WRITE": ("--op write --size 64 --depth 16", "mops", "Mops/s"),
+         "1 MB WRITE": ("--mode bw", "gbps", "Gbit/s")}
 
 
 def run(g: Guest, port: int, args: str, key: str) -> tuple[float, float]:
@@ -62,19 +67,20 @@ def condition(g: Guest, c: str):
         g.unload_verbsgate()
 
 
-def measure(g: Guest) -> dict:
+def measure(g: Guest) -> tuple[dict, dict]:
+    """Each round's figures by (row of the table, condition): throughput
+    and median operation time."""
     make_cgroups(g, ["bench"])
-    got = {(load, c): [] for load in LOADS for c in CONDITIONS}
-    lat = {(load, c): [] for load in LOADS for c in CONDITIONS}
+    got, lat = defaultdict(list), defaultdict(list)
     port = 18900
     for _ in range(ROUNDS):
         for c in CONDITIONS:
             condition(g, c)
-            for load, (args, key) in LOADS.items():
+            for name, (args, key, unit) in LOADS.items():
                 port += 1
                 value, p50 = run(g, port, args, key)
-                got[(load, c)].append(value)
-                lat[(load, c)].append(p50)
+                got[(f"{name}, {unit}", c)].append(value)
+                lat[(f"{name}, p50 µs", c)].append(p50)
     condition(g, "stock")
     return got, lat
 
@@ -118,13 +124,7 @@ def main() -> int:
     print()
     print(table(got, "Throughput"))
     print()
-    # The 64 B load waits for nothing but the CPU: rxe sends and
-    # completes each WRITE within its doorbell, so an operation's median
-    # time is what the path costs, and host noise moves it less than it
-    # moves the throughput.
-    print(table({(load.split(",")[0] + ", p50 µs", c): v
-                 for (load, c), v in lat.items()},
-                "Median latency of an operation"))
+    print(table(lat, "Median latency of an operation"))
     return 0
 
 
