@@ -34,8 +34,8 @@ def dying(g: Guest) -> int:
 
 
 def assert_no_leaks(g: Guest):
-    eventually(g, "tenant objects", lambda: tenant_objects(g), 1)
-    eventually(g, "module refcnt",
+    eventually("tenant objects", lambda: tenant_objects(g), 1)
+    eventually("module refcnt",
                lambda: read_int(g, "/sys/module/verbsgate/refcnt"), 0)
     assert g.run(f"ls {SYSFS}/tenants", check=True).out.split() == \
         ["default"]
@@ -67,7 +67,7 @@ def test_add_del_cycles_leave_no_leaks(guest):
     # The tenants released their cgroup references.
     guest.run("rmdir /sys/fs/cgroup/vgleak/a /sys/fs/cgroup/vgleak",
               check=True)
-    eventually(guest, "dying cgroups", lambda: dying(guest), base_dying)
+    eventually("dying cgroups", lambda: dying(guest), base_dying)
     assert guest.unload_verbsgate().ok
 
 
@@ -137,7 +137,7 @@ def test_concurrent_writers_leave_consistent_state(guest):
     names = sorted(t["name"] for t in shown)
     assert all(n == "default" or n.startswith("shared") for n in names), names
     assert guest.run(f"ls {SYSFS}/tenants", check=True).out.split() == names
-    eventually(guest, "tenant objects", lambda: tenant_objects(guest),
+    eventually("tenant objects", lambda: tenant_objects(guest),
                len(names))
     for n in names:
         if n != "default":

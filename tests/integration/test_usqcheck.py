@@ -115,7 +115,7 @@ def test_reload_under_verified_traffic(rxe_kept):
         res = g.unload_verbsgate()
         assert res.ok, res.out
     g.run("touch /tmp/reload-stop")
-    eventually(g, "the checking loop ending",
+    eventually("the checking loop ending",
                lambda: g.run(f"kill -0 {pid}").ok, False, tries=1200)
     loop_out = g.run("cat /tmp/reload-loop.log").out
     checks = [json.loads(line) for line in
