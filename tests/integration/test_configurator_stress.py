@@ -105,12 +105,16 @@ def test_concurrent_writers_leave_consistent_state(guest):
     for k in range(WRITERS):
         guest.spawn(f"{CLI} -force -b /tmp/w{k}.txt; echo rc=$?",
                     f"/tmp/w{k}.log")
-    # Readers alongside: dumps and sysfs while tenants come and go.
+    # Readers alongside: dumps and sysfs while tenants come and go, at
+    # least once and until every writer has ended.
+    writers_done = " && ".join(f"grep -q '^rc=' /tmp/w{k}.log"
+                               for k in range(WRITERS))
     for k in range(2):
         guest.spawn(
-            f"for i in $(seq 60); do {CLI} -j tenant show >/dev/null; "
+            f"while :; do {CLI} -j tenant show >/dev/null; "
             f"{CLI} -s stats >/dev/null; cat {SYSFS}/tenants/*/weight "
-            f"{SYSFS}/tenants/*/tx_bytes >/dev/null 2>&1; done; echo rc=done",
+            f"{SYSFS}/tenants/*/tx_bytes >/dev/null 2>&1; "
+            f"{writers_done} && break; done; echo rc=done",
             f"/tmp/r{k}.log")
     # Each script ends its log with "rc=..."; the guest agent reaps exited
     # children only between commands, so their PIDs cannot tell.
