@@ -174,6 +174,7 @@ class Guest:
         self._rx = b""
         self._next_id = 1
         self.boot_seconds: float | None = None
+        self._launched = 0.0
         self.rxe_dev = "rxe0"
         self.netdev = "vg0"
         self.ip = "10.77.0.1"
@@ -217,12 +218,22 @@ class Guest:
         ]
 
     def start(self) -> "Guest":
+        return self.launch().wait_ready()
+
+    def launch(self) -> "Guest":
+        """Start QEMU; the guest boots while the caller does other work
+        until wait_ready()."""
         initramfs = build_initramfs(self.kver)
-        start = time.monotonic()
+        self._launched = time.monotonic()
         self.proc = subprocess.Popen(
             self.qemu_command(initramfs), stdin=subprocess.DEVNULL,
             stdout=open(self.workdir / "qemu.log", "wb"),
             stderr=subprocess.STDOUT)
+        return self
+
+    def wait_ready(self) -> "Guest":
+        """Wait (up to boot_timeout from launch()) until the agent answers."""
+        start = self._launched
         ctl = self.workdir / "ctl.sock"
         deadline = start + self.boot_timeout
         while True:
