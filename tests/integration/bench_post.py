@@ -22,7 +22,7 @@ def main() -> int:
     print(f"bench-post: {postscale.LABEL}: booting the test bed ...",
           flush=True)
     try:
-        with Guest() as g:
+        with Guest(slub_debug=False) as g:
             m = postscale.measure(g)
     except (GuestError, AssertionError) as e:
         print(f"bench-post: {e}", file=sys.stderr)

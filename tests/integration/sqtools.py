@@ -91,7 +91,7 @@ def vgload_server(g: Guest, port: int, sessions: int) -> int:
     """A vgload server for @sessions sessions, seen listening."""
     pid = g.spawn(f"exec {VGLOAD} server --port {port} --sessions "
                   f"{sessions} --quiet", f"/tmp/vgload-server-{port}.log")
-    eventually(g, "the vgload server listening",
+    eventually("the vgload server listening",
                lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
                             .out.strip()), True)
     return pid

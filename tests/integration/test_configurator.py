@@ -5,11 +5,11 @@ import json
 import shlex
 import struct
 
+from rawgenl import raw_batch
 from testbed import CLI, Guest
 from vgcli import cli_json, cli_ok, spawn_monitor
 
 SYSFS = "/sys/kernel/verbsgate"
-GENL_RAW = "tests/integration/guest/genl_raw.py"
 CMD_TENANT_GET, CMD_STATS_GET = 6, 9
 NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups"
 
@@ -41,16 +41,20 @@ def sysfs_file(g: Guest, path: str) -> str:
     return g.run(f"cat {SYSFS}/{path}", check=True).out.strip()
 
 
-def raw_dump_count(g: Guest, cmd: int) -> int:
-    res = g.run(f"python3 {g.repo / GENL_RAW} {cmd} --dump", check=True)
-    out = json.loads(res.out)
-    assert out["error"] == 0, out
-    return out["replies"]
-
-
 def cgroup_inode(g: Guest, path: str) -> int:
     """On cgroup2 a directory's inode number is the cgroup id."""
     return int(g.run(f"stat -c %i {path}", check=True).out)
+
+
+def sysfs_tenant_files(g: Guest) -> dict[str, dict[str, str]]:
+    """Every tenant's sysfs attributes, read in one guest command."""
+    res = g.run(f"grep -s . {SYSFS}/tenants/*/*; true", check=True)
+    files: dict[str, dict[str, str]] = {}
+    for line in res.out.splitlines():
+        path, _, value = line.partition(":")
+        tenant, attr = path.split("/")[-2:]
+        files.setdefault(tenant, {})[attr] = value
+    return files
 
 
 def assert_views_agree(g: Guest):
@@ -58,28 +62,30 @@ def assert_views_agree(g: Guest):
     with the same values."""
     shown = tenants(g)
     assert sorted(shown) == sysfs_tenants(g)
-    assert raw_dump_count(g, CMD_TENANT_GET) == len(shown)
-    assert raw_dump_count(g, CMD_STATS_GET) == len(shown)
+    dumps = raw_batch(g, [(CMD_TENANT_GET, [], True),
+                          (CMD_STATS_GET, [], True)])
+    assert all(d["error"] == 0 for d in dumps), dumps
+    assert [d["replies"] for d in dumps] == [len(shown)] * 2
+    files = sysfs_tenant_files(g)
     for name, t in shown.items():
-        base = f"tenants/{name}"
-        assert int(sysfs_file(g, f"{base}/id")) == t["id"]
-        assert sysfs_file(g, f"{base}/class") == t["class"]
-        assert int(sysfs_file(g, f"{base}/weight")) == t["weight"]
-        assert int(sysfs_file(g, f"{base}/min_rate")) == t["min_rate"]
-        assert int(sysfs_file(g, f"{base}/max_rate")) == t["max_rate"]
-        assert int(sysfs_file(g, f"{base}/qps")) == t["qps"]
+        f = files[name]
+        assert int(f["id"]) == t["id"]
+        assert f["class"] == t["class"]
+        assert int(f["weight"]) == t["weight"]
+        assert int(f["min_rate"]) == t["min_rate"]
+        assert int(f["max_rate"]) == t["max_rate"]
+        assert int(f["qps"]) == t["qps"]
         sel = t["selector"]
-        assert sysfs_file(g, f"{base}/selector") == sel["type"]
+        assert f["selector"] == sel["type"]
         if sel["type"] == "cgroup":
-            assert sysfs_file(g, f"{base}/match") == sel["path"]
-            assert int(sysfs_file(g, f"{base}/cgroup_id")) == \
-                sel["cgroup_id"]
+            assert f["match"] == sel["path"]
+            assert int(f["cgroup_id"]) == sel["cgroup_id"]
         elif sel["type"] == "ulp":
-            assert sysfs_file(g, f"{base}/match") == sel["ulp"]
+            assert f["match"] == sel["ulp"]
         elif sel["type"] in ("local", "peer"):
-            assert sysfs_file(g, f"{base}/match") == \
-                sel["prefix"] if "/" in sel["prefix"] else \
-                sel["prefix"] + ("/32" if "." in sel["prefix"] else "/128")
+            assert f["match"] == (
+                sel["prefix"] if "/" in sel["prefix"] else
+                sel["prefix"] + ("/32" if "." in sel["prefix"] else "/128"))
 
 
 def test_tenant_crud_round_trip(guest):
@@ -417,16 +423,6 @@ def test_raw_netlink_strictness_of_the_new_commands(guest):
         return struct.pack("=HH", 4 + len(payload), t) + payload + \
             b"\0" * ((4 - len(payload) % 4) % 4)
 
-    def raw(cmd, *attrs, dump=False, as_nobody=False):
-        args = " ".join(f"--attr {t}:{p.hex()}" for t, p in attrs)
-        prefix = NOBODY + " " if as_nobody else ""
-        # The script on stdin, opened by root: the checkout may sit where
-        # nobody cannot read (a clone under /root).
-        script = guest.repo / GENL_RAW
-        res = guest.run(f"{prefix}python3 - {cmd} {args}"
-                        f"{' --dump' if dump else ''} < {script}", check=True)
-        return json.loads(res.out)
-
     name = (9, b"zz\0")
     sel = nla(2, struct.pack("=I", 2)) + nla(5, b"rpcrdma\0")
     good = [name, (15 | 0x8000, sel), (11, struct.pack("=I", 0)),
@@ -472,24 +468,30 @@ def test_raw_netlink_strictness_of_the_new_commands(guest):
         (7, [(5, b"rxe0\0")], "no device setting given"),
         (7, [(18, struct.pack("=Q", 10**9))], "device index or name required"),
     ]
-    for cmd, attrs, msg in cases:
-        res = raw(cmd, *attrs)
+    *outcomes, added = raw_batch(guest, [(cmd, attrs, False)
+                                         for cmd, attrs, _ in cases] +
+                                 [(3, good, False)])
+    for (cmd, attrs, msg), res in zip(cases, outcomes):
         assert res["error"] in (22, 34), (cmd, attrs, res)
         assert msg in res["extack"], (cmd, attrs, res)
-    assert raw(3, *good)["error"] == 0
-    # Unprivileged: refused before any handler runs.
-    assert raw(4, name, as_nobody=True)["error"] == 1
-    assert raw(6, dump=True, as_nobody=True)["replies"] == 2
-    # QP_GET dumps for everyone; its filters must name something that
-    # exists. QP_CLASSIFIED is an event, never a request.
-    assert raw(8, dump=True, as_nobody=True)["error"] == 0
-    res = raw(8, (9, b"nosuch\0"), dump=True)
-    assert (res["error"], res["extack"]) == (2, "no such tenant"), res
-    res = raw(8, (5, b"nosuch0\0"), dump=True)
-    assert (res["error"], res["extack"]) == (19, "no such device"), res
-    res = raw(8, (11, struct.pack("=I", 0)), dump=True)
-    assert res["error"] == 22 and "Unsupported attribute" in res["extack"]
-    assert raw(10)["error"] == 95
+    assert added["error"] == 0
+    # Unprivileged: refused before any handler runs. QP_GET dumps for
+    # everyone.
+    refused, dumped, qps = raw_batch(guest, [
+        (4, [name], False), (6, [], True), (8, [], True)], prefix=NOBODY)
+    assert refused["error"] == 1
+    assert dumped["replies"] == 2
+    assert qps["error"] == 0
+    # QP_GET's filters must name something that exists. QP_CLASSIFIED is
+    # an event, never a request.
+    tenant, dev, attr, event = raw_batch(guest, [
+        (8, [(9, b"nosuch\0")], True), (8, [(5, b"nosuch0\0")], True),
+        (8, [(11, struct.pack("=I", 0))], True), (10, [], False)])
+    assert (tenant["error"], tenant["extack"]) == (2, "no such tenant"), \
+        tenant
+    assert (dev["error"], dev["extack"]) == (19, "no such device"), dev
+    assert attr["error"] == 22 and "Unsupported attribute" in attr["extack"]
+    assert event["error"] == 95
     assert sorted(tenants(guest)) == ["default", "zz"]
 
 

@@ -34,8 +34,8 @@ def dying(g: Guest) -> int:
 
 
 def assert_no_leaks(g: Guest):
-    eventually(g, "tenant objects", lambda: tenant_objects(g), 1)
-    eventually(g, "module refcnt",
+    eventually("tenant objects", lambda: tenant_objects(g), 1)
+    eventually("module refcnt",
                lambda: read_int(g, "/sys/module/verbsgate/refcnt"), 0)
     assert g.run(f"ls {SYSFS}/tenants", check=True).out.split() == \
         ["default"]
@@ -67,7 +67,7 @@ def test_add_del_cycles_leave_no_leaks(guest):
     # The tenants released their cgroup references.
     guest.run("rmdir /sys/fs/cgroup/vgleak/a /sys/fs/cgroup/vgleak",
               check=True)
-    eventually(guest, "dying cgroups", lambda: dying(guest), base_dying)
+    eventually("dying cgroups", lambda: dying(guest), base_dying)
     assert guest.unload_verbsgate().ok
 
 
@@ -105,12 +105,16 @@ def test_concurrent_writers_leave_consistent_state(guest):
     for k in range(WRITERS):
         guest.spawn(f"{CLI} -force -b /tmp/w{k}.txt; echo rc=$?",
                     f"/tmp/w{k}.log")
-    # Readers alongside: dumps and sysfs while tenants come and go.
+    # Readers alongside: dumps and sysfs while tenants come and go, at
+    # least once and until every writer has ended.
+    writers_done = " && ".join(f"grep -q '^rc=' /tmp/w{k}.log"
+                               for k in range(WRITERS))
     for k in range(2):
         guest.spawn(
-            f"for i in $(seq 60); do {CLI} -j tenant show >/dev/null; "
+            f"while :; do {CLI} -j tenant show >/dev/null; "
             f"{CLI} -s stats >/dev/null; cat {SYSFS}/tenants/*/weight "
-            f"{SYSFS}/tenants/*/tx_bytes >/dev/null 2>&1; done; echo rc=done",
+            f"{SYSFS}/tenants/*/tx_bytes >/dev/null 2>&1; "
+            f"{writers_done} && break; done; echo rc=done",
             f"/tmp/r{k}.log")
     # Each script ends its log with "rc=..."; the guest agent reaps exited
     # children only between commands, so their PIDs cannot tell.
@@ -137,7 +141,7 @@ def test_concurrent_writers_leave_consistent_state(guest):
     names = sorted(t["name"] for t in shown)
     assert all(n == "default" or n.startswith("shared") for n in names), names
     assert guest.run(f"ls {SYSFS}/tenants", check=True).out.split() == names
-    eventually(guest, "tenant objects", lambda: tenant_objects(guest),
+    eventually("tenant objects", lambda: tenant_objects(guest),
                len(names))
     for n in names:
         if n != "default":

@@ -57,7 +57,7 @@ def test_the_port_is_paced_at_safe_util(guest):
     g = guest
     assert g.load_verbsgate().ok
     # The port's rate is queried in the background after attaching.
-    eventually(g, "link rate", lambda: port1(g)["link_rate"], LINK_RATE)
+    eventually("link rate", lambda: port1(g)["link_rate"], LINK_RATE)
     d = dev(g)
     assert (d["ports"], d["ports_paced"]) == (1, 1)
     (p,) = d["port_table"]
@@ -105,7 +105,7 @@ def test_paced_traffic_counts_on_its_port(guest):
 
         # A connected pair, WRS WRITEs posted and left unpolled.
         g.run("echo 1 > /sys/module/vg_kqp/parameters/start", check=True)
-        eventually(g, "WRITEs posted", lambda: bulk()["tx_wrs"], WRS)
+        eventually("WRITEs posted", lambda: bulk()["tx_wrs"], WRS)
         t = bulk()
         assert t["queued_wrs"] == 0, t
         d = dev(g)
@@ -121,7 +121,7 @@ def test_paced_traffic_counts_on_its_port(guest):
         res = g.run("echo 1 > /sys/module/vg_kqp/parameters/finish",
                     timeout=60)
         assert res.ok, res.out
-        eventually(g, "QPs on the port", lambda: port1(g)["qps"], 0)
+        eventually("QPs on the port", lambda: port1(g)["qps"], 0)
         after = port1(g)
         # Counters are monotonic: the QPs' end takes nothing back.
         assert after["paced_bytes"] == p["paced_bytes"]
@@ -137,7 +137,7 @@ def test_port_directories_follow_the_device(guest):
     assert g.load_verbsgate().ok
     g.run("rdma link add vgports type rxe netdev vg1", check=True)
     try:
-        eventually(g, "link rate",
+        eventually("link rate",
                    lambda: port1(g, "vgports")["link_rate"], LINK_RATE)
         d = dev(g, "vgports")
         assert [p["port"] for p in d["port_table"]] == [1]

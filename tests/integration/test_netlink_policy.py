@@ -3,27 +3,21 @@ import errno
 import json
 import struct
 
+from rawgenl import GENL_RAW, raw_batch
 from testbed import CLI
 from vgcli import spawn_monitor
 
-GENL_RAW = "tests/integration/guest/genl_raw.py"
 CMD_GET_STATUS, CMD_DEV_GET = 1, 2
 ATTR_DEV_INDEX, ATTR_DEV_NAME, ATTR_DEV_DRIVER = 4, 5, 6
 
 
-def raw(g, cmd, *attrs, dump=False):
-    args = " ".join(f"--attr {t}:{payload.hex()}" for t, payload in attrs)
-    res = g.run(f"python3 {g.repo / GENL_RAW} {cmd} {args}"
-                f"{' --dump' if dump else ''}", check=True)
-    return json.loads(res.out)
-
-
 def test_valid_requests(guest):
     assert guest.load_verbsgate().ok
-    assert raw(guest, CMD_GET_STATUS) == {"error": 0, "extack": "",
-                                          "replies": 1}
-    assert raw(guest, CMD_DEV_GET, dump=True)["replies"] == 1
-    by_name = raw(guest, CMD_DEV_GET, (ATTR_DEV_NAME, b"rxe0\0"))
+    status, dump, by_name = raw_batch(guest, [
+        (CMD_GET_STATUS, [], False), (CMD_DEV_GET, [], True),
+        (CMD_DEV_GET, [(ATTR_DEV_NAME, b"rxe0\0")], False)])
+    assert status == {"error": 0, "extack": "", "replies": 1}
+    assert dump["replies"] == 1
     assert by_name["error"] == 0 and by_name["replies"] == 1
 
 
@@ -40,27 +34,27 @@ def test_strict_validation(guest):
         ((ATTR_DEV_NAME, b"rxe0"),),
         ((ATTR_DEV_NAME, b"x" * 200 + b"\0"),),
     ]
-    for attrs in cases:
-        for cmd in (CMD_GET_STATUS, CMD_DEV_GET):
-            res = raw(guest, cmd, *attrs)
-            assert res["error"] in (errno.EINVAL, errno.ERANGE), (attrs, res)
-            assert res["extack"], (attrs, res)
-    unknown_cmd = raw(guest, 99)
+    requests = [(cmd, list(attrs), False) for attrs in cases
+                for cmd in (CMD_GET_STATUS, CMD_DEV_GET)]
+    *outcomes, unknown_cmd = raw_batch(guest, requests + [(99, [], False)])
+    for req, res in zip(requests, outcomes):
+        assert res["error"] in (errno.EINVAL, errno.ERANGE), (req, res)
+        assert res["extack"], (req, res)
     assert unknown_cmd["error"] == errno.EOPNOTSUPP
 
 
 def test_dev_get_errors(guest):
     assert guest.load_verbsgate().ok
-    res = raw(guest, CMD_DEV_GET)
-    assert res["error"] == errno.EINVAL
-    assert res["extack"] == "device index or name required"
-    res = raw(guest, CMD_DEV_GET, (ATTR_DEV_INDEX, struct.pack("=I", 4242)))
-    assert res["error"] == errno.ENODEV
-    assert res["extack"] == "no such device attached to verbsgate"
-    # index and name that name different devices
-    res = raw(guest, CMD_DEV_GET, (ATTR_DEV_INDEX, struct.pack("=I", 4242)),
-              (ATTR_DEV_NAME, b"rxe0\0"))
-    assert res["error"] == errno.ENODEV
+    nodev = (ATTR_DEV_INDEX, struct.pack("=I", 4242))
+    none, unknown, mismatch = raw_batch(guest, [
+        (CMD_DEV_GET, [], False), (CMD_DEV_GET, [nodev], False),
+        # index and name that name different devices
+        (CMD_DEV_GET, [nodev, (ATTR_DEV_NAME, b"rxe0\0")], False)])
+    assert none["error"] == errno.EINVAL
+    assert none["extack"] == "device index or name required"
+    assert unknown["error"] == errno.ENODEV
+    assert unknown["extack"] == "no such device attached to verbsgate"
+    assert mismatch["error"] == errno.ENODEV
 
 
 # GENL_ADMIN_PERM and the GENL_CMD_CAP_* bits the controller reports.
@@ -72,7 +66,7 @@ def test_family_ops_permissions_and_groups(guest):
     need CAP_NET_ADMIN, reads do not; QP_GET is a dump only; one events
     group."""
     assert guest.load_verbsgate().ok
-    res = guest.run(f"python3 {guest.repo / GENL_RAW} --family-info",
+    res = guest.run(f"python3 -S {guest.repo / GENL_RAW} --family-info",
                     check=True)
     info = json.loads(res.out)
     assert info["version"] == 1

@@ -28,9 +28,9 @@ def start_pair(g: Guest) -> tuple[int, int]:
     client outside it. Returns their pids once both QPs have addresses."""
     server = g.spawn(f"echo $$ > {BLUE}/cgroup.procs; exec {PINGPONG}",
                      "/tmp/server.log")
-    eventually(g, "the server's QP", lambda: len(qps(g)), 1)
+    eventually("the server's QP", lambda: len(qps(g)), 1)
     client = g.spawn(f"exec {PINGPONG} 127.0.0.1", "/tmp/client.log")
-    eventually(g, "two connected QPs",
+    eventually("two connected QPs",
                lambda: len([q for q in qps(g) if "peer" in q]), 2)
     return server, client
 
@@ -71,7 +71,7 @@ def test_cgroup_tenant_captures_only_its_processes(guest):
             r"enforcement tracked: user-qp", text), text
     finally:
         g.run(f"kill {server} {client}; sleep 0.5")
-    eventually(g, "QPs to be forgotten", lambda: qps(g), [])
+    eventually("QPs to be forgotten", lambda: qps(g), [])
     assert qp_counts(g) == {"default": 0, "blue": 0}
     cli_ok(g, "tenant del blue")
     g.run(f"rmdir {BLUE}")
@@ -119,11 +119,11 @@ def test_tenant_changes_move_existing_qps(guest):
             return [e["qp"]["tenant"] for e in events
                     if e["event"] == "qp classified" and
                     e["qp"]["qpn"] == server_qpn]
-        eventually(g, "QP_CLASSIFIED events", announced,
+        eventually("QP_CLASSIFIED events", announced,
                    ["default", "default", "blue", "net", "default"])
     finally:
         g.run(f"kill {server} {client} {monitor}; sleep 0.5")
-    eventually(g, "QPs to be forgotten", lambda: qps(g), [])
+    eventually("QPs to be forgotten", lambda: qps(g), [])
     cli_ok(g, "tenant del inner")
     g.run(f"rmdir {BLUE}/inner {BLUE}")
 
@@ -151,7 +151,7 @@ def test_kernel_qps_by_ulp_and_address(guest):
         cli_ok(g, "tenant del peer1")
         assert {(q["ulp"], q["tenant"]) for q in qps(g)} == \
             {("nvme_rdma", "host"), ("nvmet_rdma", "default")}
-    eventually(g, "NVMe QPs to be destroyed", lambda: qps(g), [])
+    eventually("NVMe QPs to be destroyed", lambda: qps(g), [])
     assert qp_counts(g) == {"default": 0, "host": 0}
 
 
@@ -167,7 +167,7 @@ def test_deleted_tenant_with_qps_is_freed_and_filters_fail_clearly(guest):
         assert {q["tenant"] for q in qps(g)} == {"default"}
     finally:
         g.run(f"kill {server} {client}; sleep 0.5")
-    eventually(g, "the deleted tenant to be freed", lambda: tenant_objects(g), base)
+    eventually("the deleted tenant to be freed", lambda: tenant_objects(g), base)
     g.run(f"rmdir {BLUE}")
 
     res = g.cli("qp show tenant nosuch")

@@ -52,7 +52,7 @@ def serve(g, cmd: str, port: int, log: str) -> int:
     """Starts a perftest-style server and returns its pid once it listens
     on its TCP port, so the client never races its start."""
     pid = g.spawn(f"exec {cmd}", log)
-    eventually(g, f"a listener on port {port}",
+    eventually(f"a listener on port {port}",
                lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'").out.strip()),
                True)
     return pid
@@ -328,7 +328,7 @@ def test_policy_releases_wrs_in_parts(patched_rxe):
 
 def wait_mid_message(g, parts: int):
     """Waits until vg_sqhold made at least parts partial releases."""
-    eventually(g, "partial releases",
+    eventually("partial releases",
                lambda: sqhold_counters(g)["parts"] >= parts, True)
 
 

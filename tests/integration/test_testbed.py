@@ -18,18 +18,35 @@ from testbed import FAULT_MODULE, Guest, GuestError, guest_clock
 
 @pytest.fixture(scope="module")
 def victims():
-    guests = []
+    """Every guest these tests started, the one in use last; and a spare
+    booting for the next test when the one in use is doomed."""
+    guests = {"used": [], "spare": None}
     yield guests
-    for g in guests:
-        g.kill()
-        g.cleanup()
+    for g in guests["used"] + [guests["spare"]]:
+        if g is not None:
+            g.kill()
+            g.cleanup()
 
 
 @pytest.fixture
 def victim(victims):
-    if not victims or not victims[-1].alive():
-        victims.append(Guest(reply_grace=5).start())
-    return victims[-1]
+    used = victims["used"]
+    if not used or not used[-1].alive():
+        spare, victims["spare"] = victims["spare"], None
+        used.append((spare or Guest(reply_grace=5).launch()).wait_ready())
+    return used[-1]
+
+
+@pytest.fixture
+def doomed_victim(victims, victim, request):
+    """The victim of a test that kills it: the next test's guest boots
+    meanwhile (half a minute in TCG), if a later test here needs one."""
+    items = request.session.items
+    later = items[items.index(request.node) + 1:]
+    if any(i.module is request.module and
+           {"victim", "doomed_victim"} & set(i.fixturenames) for i in later):
+        victims["spare"] = Guest(reply_grace=5).launch()
+    return victim
 
 
 CLOCK_ORDER = "tests/integration/guest/clock_order.py"
@@ -141,7 +158,8 @@ def test_stuck_command_times_out(victim):
     assert victim.run("echo alive").out.strip() == "alive"
 
 
-def test_stuck_agent_is_diagnosed(victim):
+def test_stuck_agent_is_diagnosed(doomed_victim):
+    victim = doomed_victim
     # A process outside the command's session keeps its output open, so
     # the agent waits for it: the guest stops answering, the kernel is fine.
     with pytest.raises(GuestError, match="stopped answering") as err:
@@ -157,7 +175,8 @@ def test_stuck_agent_is_diagnosed(victim):
     assert not victim.alive(), "a hung guest is not reused"
 
 
-def test_hung_qemu_is_reported(victim):
+def test_hung_qemu_is_reported(doomed_victim):
+    victim = doomed_victim
     pid = victim.proc.pid
     os.kill(pid, signal.SIGSTOP)
     try:
@@ -171,7 +190,8 @@ def test_hung_qemu_is_reported(victim):
             os.kill(pid, signal.SIGCONT)
 
 
-def test_locked_up_cpus_are_diagnosed(victim):
+def test_locked_up_cpus_are_diagnosed(doomed_victim):
+    victim = doomed_victim
     with pytest.raises(GuestError, match="stopped answering") as err:
         victim.run(f"insmod {FAULT_MODULE} action=lockup", timeout=5)
     report = str(err.value)
@@ -181,7 +201,8 @@ def test_locked_up_cpus_are_diagnosed(victim):
     assert report.count("vg_fault_spin") >= 2, "both CPUs' backtraces"
 
 
-def test_panic_is_reported(victim):
+def test_panic_is_reported(doomed_victim):
+    victim = doomed_victim
     start = time.monotonic()
     with pytest.raises(GuestError) as err:
         victim.run("echo c > /proc/sysrq-trigger", timeout=60)

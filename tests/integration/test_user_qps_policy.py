@@ -6,13 +6,12 @@ which verbsgate never paces, and kernel QPs are not affected. CLI (text
 and JSON), sysfs and the refusal counter agree; bad values are refused
 and change nothing."""
 import json
-import struct
 
 from nvme import nvme_over_rdma
+from rawgenl import raw_batch
 from testbed import Guest
 from vgcli import cli_ok
 
-GENL_RAW = "tests/integration/guest/genl_raw.py"
 DEV_SET, DEV_NAME, DEV_USER_QPS = 7, 5, 51
 SYSFS = "/sys/kernel/verbsgate/devices/rxe0"
 BULK, FAST = "/sys/fs/cgroup/bulk", "/sys/fs/cgroup/fast"
@@ -94,12 +93,8 @@ def test_user_qps_bad_values_change_nothing(guest):
     res = g.cli("dev set rxe0 user-qps refuse")
     assert not res.ok and "user-qps takes deny or allow" in res.out, res
     name = (DEV_NAME, b"rxe0\0")
-    for value in (2, 255):
-        res = g.run(f"python3 {g.repo / GENL_RAW} {DEV_SET} "
-                    f"--attr {name[0]}:{name[1].hex()} "
-                    f"--attr {DEV_USER_QPS}:{struct.pack('=B', value).hex()}",
-                    check=True)
-        out = json.loads(res.out)
+    for out in raw_batch(g, [(DEV_SET, [name, (DEV_USER_QPS, bytes([v]))],
+                              False) for v in (2, 255)]):
         # ERANGE, from the netlink policy (NLA_POLICY_MAX)
         assert (out["error"], out["extack"]) == \
             (34, "integer out of range"), out

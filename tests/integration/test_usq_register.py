@@ -66,7 +66,7 @@ def said(g, mark: int, text: str) -> int:
 def says(g, mark: int, text: str, times: int = 1):
     """The kernel log says text exactly times since mark (the console
     may trail the command that made the kernel say it)."""
-    eventually(g, f"times the log said '{text}'",
+    eventually(f"times the log said '{text}'",
                lambda: said(g, mark, text), times)
 
 
@@ -88,7 +88,7 @@ def pingpong(g, port: int):
     """RC SEND/RECV between two user processes, every buffer checked."""
     args = f"-d {g.rxe_dev} -g {gid_index(g)} -s 4096 -n 50 -c -p {port}"
     server = g.spawn(f"exec ibv_rc_pingpong {args}", f"/tmp/pp-{port}.log")
-    eventually(g, "the pingpong server listening",
+    eventually("the pingpong server listening",
                lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
                             .out.strip()), True)
     client = g.run(f"ibv_rc_pingpong {args} {g.ip}", timeout=120)
@@ -113,7 +113,7 @@ def traffic(g, port: int, seconds: int) -> tuple[int, int, str]:
                     pytrace=False)
     server = g.spawn(f"exec {VGLOAD} server --port {port} --quiet --once",
                      f"/tmp/vgload-server-{port}.log")
-    eventually(g, "the vgload server listening",
+    eventually("the vgload server listening",
                lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
                             .out.strip()), True)
     log = f"/tmp/vgload-client-{port}.log"
@@ -122,7 +122,7 @@ def traffic(g, port: int, seconds: int) -> tuple[int, int, str]:
                      f"--depth 8 --duration {seconds} --interval 0; "
                      "echo rc=$?", log)
     before = sent_pkts(g)
-    eventually(g, "vgload sending", lambda: sent_pkts(g) > before + 100,
+    eventually("vgload sending", lambda: sent_pkts(g) > before + 100,
                True)
     return server, client, log
 
@@ -134,11 +134,11 @@ def alive(g, pid: int) -> bool:
 def traffic_ran_well(g, server: int, client: int, log: str):
     """traffic()'s client ran to its end without an error, and its server
     left."""
-    eventually(g, "vgload finishing", lambda: alive(g, client), False,
+    eventually("vgload finishing", lambda: alive(g, client), False,
                tries=600)
     out = g.run(f"cat {log}").out
     assert "rc=0" in out and "FAILED" not in out, out
-    eventually(g, "the vgload server leaving", lambda: alive(g, server),
+    eventually("the vgload server leaving", lambda: alive(g, server),
                False)
 
 
@@ -154,7 +154,7 @@ def test_verbsgate_first_then_patched_rxe(rxe):
     assert enforced(g) == "1"
     pingpong(g, 18960)
     # Both ends' QPs were governed, and their state went with them.
-    eventually(g, "governed send queues left", lambda: usq_objects(g), 0)
+    eventually("governed send queues left", lambda: usq_objects(g), 0)
 
     # The last rxe device goes: unregistered; a new one: registered.
     mark = g.console_mark()
@@ -178,7 +178,7 @@ def test_patched_rxe_first_then_verbsgate(rxe):
     assert enforced(g) == "1"
     assert rxe_refs(g) == refs
     pingpong(g, 18962)
-    eventually(g, "rdma_rxe's references", lambda: rxe_refs(g), refs)
+    eventually("rdma_rxe's references", lambda: rxe_refs(g), refs)
 
 
 def test_link_delete_under_traffic_then_rxe_unload(rxe):
@@ -194,12 +194,12 @@ def test_link_delete_under_traffic_then_rxe_unload(rxe):
     delete = g.spawn(f"exec rdma link delete {g.rxe_dev}",
                      "/tmp/link-delete.log")
     # verbsgate's remove callback runs before ib_uverbs's and unregisters.
-    eventually(g, "rxe saying verbsgate unregistered",
+    eventually("rxe saying verbsgate unregistered",
                lambda: said(g, mark, UNREGISTERED), 1)
     assert policy(g) == "no-device"
     assert alive(g, client) and alive(g, delete)
     g.run(f"pkill -P {client}; kill {server}")
-    eventually(g, "the link deleted", lambda: alive(g, delete), False)
+    eventually("the link deleted", lambda: alive(g, delete), False)
     assert g.run(f"rdma link show {g.rxe_dev}/1").rc != 0
 
     res = g.run("rmmod rdma_rxe")

@@ -71,7 +71,7 @@ def stop_all(g: Guest):
           "pgrep -f 'vg_usq|ib_write_bw' >/dev/null || exit 0; "
           "sleep 0.1; done")
     if g.verbsgate_loaded():
-        eventually(g, "governed send queues left", lambda: usq_objects(g), 0)
+        eventually("governed send queues left", lambda: usq_objects(g), 0)
 
 
 def pair(g: Guest, port: int, tenants: list[str], args: str) -> dict:
@@ -183,7 +183,7 @@ def test_user_qps_enforced_counted_and_shown(governed):
     vgload_server(g, 18800, 1)
     log = "/tmp/enforced.log"
     vgload_client(g, "bulk", 18800, "--mode bw --duration 4", log)
-    eventually(g, "governed send queues", lambda: usq_objects(g) >= base + 2,
+    eventually("governed send queues", lambda: usq_objects(g) >= base + 2,
                True)
     dev = cli_json(g, f"-d dev show {g.rxe_dev}")[0]
     qps = cli_json(g, "qp show")
@@ -216,7 +216,7 @@ def perftest(g: Guest, idx: int, ports: dict[str, int]) -> dict:
     for t, port in ports.items():
         g.spawn(f"exec ib_write_bw {common} -p {port}",
                 f"/tmp/perftest-server-{t}.log")
-        eventually(g, "ib_write_bw listening",
+        eventually("ib_write_bw listening",
                    lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
                                 .out.strip()), True)
     g.run("; ".join(
@@ -337,7 +337,7 @@ def test_moved_or_forked_process_stays_charged_to_its_tenant(governed):
     vgload_server(g, 18811, 1)
     log = "/tmp/moved.log"
     vgload_client(g, "first", 18811, "--mode bw --duration 8", log)
-    eventually(g, "first's traffic",
+    eventually("first's traffic",
                lambda: stats(g)["first"]["tx_bytes"] > 0, True)
     g.run("for p in $(cat /sys/fs/cgroup/first/cgroup.procs); do "
           "echo $p > /sys/fs/cgroup/second/cgroup.procs; done", check=True)
@@ -436,7 +436,7 @@ def test_garbage_producer_index_leaves_the_kernel_well(governed):
     base = usq_objects(g)
     out = attack(g, "junk", "garbage")
     print(f"\n{out}\njunk: {stats(g)['junk']}")
-    eventually(g, "governed send queues left", lambda: usq_objects(g), base)
+    eventually("governed send queues left", lambda: usq_objects(g), base)
     assert g.unload_verbsgate().ok
 
 
@@ -471,14 +471,14 @@ def test_kill_with_deep_backlog_leaks_nothing(governed):
     vgload_server(g, 18812, 1)
     vgload_client(g, "deep", 18812, "--mode bw --qps 4 --depth 32 "
                   "--duration 60", "/tmp/deep.log")
-    eventually(g, "a deep backlog",
+    eventually("a deep backlog",
                lambda: stats(g)["deep"]["queued_wrs"] >= 64, True)
     g.run("kill -9 $(cat /sys/fs/cgroup/deep/cgroup.procs)", check=True)
     stop_all(g)
-    eventually(g, "governed send queues", lambda: usq_objects(g), base_usq)
+    eventually("governed send queues", lambda: usq_objects(g), base_usq)
     assert stats(g)["deep"]["queued_wrs"] == 0
     cli_ok(g, "tenant del deep")
-    eventually(g, "tenant objects", lambda: tenant_objects(g), base_tenants)
+    eventually("tenant objects", lambda: tenant_objects(g), base_tenants)
     assert g.unload_verbsgate().ok
 
 

@@ -1,6 +1,7 @@
 """Helpers the integration tests share for driving the verbsgate CLI in the
 guest and for waiting on state that settles asynchronously."""
 import json
+import time
 
 from testbed import CLI, Guest
 
@@ -33,7 +34,7 @@ def spawn_monitor(g: Guest, log: str) -> int:
     raise AssertionError(g.run(f"cat {log}").out)
 
 
-def eventually(g: Guest, what: str, probe, want, tries: int = 300):
+def eventually(what: str, probe, want, tries: int = 300):
     """Polls probe() until it returns want: frees wait for RCU grace
     periods, QPs for their owners' teardown. Bounded by tries, not by a
     time."""
@@ -42,5 +43,5 @@ def eventually(g: Guest, what: str, probe, want, tries: int = 300):
         got = probe()
         if got == want:
             return
-        g.run("sleep 0.1")
+        time.sleep(0.1)
     raise AssertionError(f"{what}: {got}, expected {want}")
