@@ -33,8 +33,3 @@ def raw_batch(g: Guest, requests: list[Request],
     assert len(out) == len(requests), res.out
     return out
 
-
-def raw(g: Guest, cmd: int, *attrs, dump: bool = False,
-        prefix: str = "") -> dict:
-    """One request: see raw_batch()."""
-    return raw_batch(g, [(cmd, list(attrs), dump)], prefix)[0]
