@@ -143,7 +143,6 @@ struct vg_shaper_port {
  *	becomes ready for it is reported by that poll
  * @post_send: the driver's post_send
  * @nsqs: entries of @sqs (read locklessly by the poll wrapper)
- * @nusqs: entries of @usqs
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
  * @chunk: the device's chunk size
  * @enforce: pace and split; otherwise WRs go to the driver directly
@@ -171,7 +170,6 @@ struct vg_shaper {
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad);
 	u32 nsqs;
-	u32 nusqs;
 	struct vg_cost_model cost;
 	u32 chunk;
 	bool enforce;

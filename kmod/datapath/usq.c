@@ -221,7 +221,6 @@ int vg_usq_attach(struct ib_qp *qp, u32 depth,
 		if (!ret) {
 			usq->placed = true;
 			list_add_tail(&usq->node, &sh->usqs);
-			WRITE_ONCE(sh->nusqs, sh->nusqs + 1);
 			WRITE_ONCE(usq->sh, sh);
 		}
 	}
@@ -283,7 +282,6 @@ static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
 		vg_shaper_slot_del(sh, &usq->slot);
 	usq->placed = false;
 	list_del_init(&usq->node);
-	WRITE_ONCE(sh->nusqs, sh->nusqs - 1);
 	if (usq->slot.q)
 		RCU_INIT_POINTER(usq->slot.q->usq, NULL);
 	usq->slot.q = NULL;
