@@ -340,15 +340,15 @@ static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 
 	rcu_read_lock();
 	ip = vg_ipose(qp->device);
-	sq = vg_sendq_of(ip, qp);
+	q = vg_qp_find(&ip->qps, qp);
+	/* Pairs with the release in vg_create_qp(). */
+	sq = q ? smp_load_acquire(&q->sq) : NULL;
 	if (sq) {
 		ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
 	} else {
 		ret = ip->post_send(qp, wr, bad);
 		/* A governed user QP's doorbell (usq.c). */
-		q = qp->uobject && READ_ONCE(ip->shaper.nusqs) ?
-			vg_qp_find(&ip->qps, qp) : NULL;
-		if (q)
+		if (q && qp->uobject)
 			usq = rcu_dereference(q->usq);
 		if (usq)
 			vg_usq_kick(usq);

@@ -432,8 +432,7 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 	rcu_read_unlock();
 	if (!ret) {
 		/* The QP's port is set at INIT, never while it posts. */
-		WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + c.length);
-		WRITE_ONCE(pp->paced_ops, pp->paced_ops + 1);
+		vg_shaper_count_paced(pp, c.length, 1);
 		if (c.last)
 			vg_pwr_free(p);
 		return;

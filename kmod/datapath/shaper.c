@@ -503,8 +503,8 @@ void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,
 	st->rate = READ_ONCE(pp->rate);
 	st->op_rate = READ_ONCE(pp->op_rate);
 	st->qps = READ_ONCE(pp->nsqs);
-	st->paced_bytes = READ_ONCE(pp->paced_bytes);
-	st->paced_ops = READ_ONCE(pp->paced_ops);
+	st->paced_bytes = atomic64_read(&pp->paced_bytes);
+	st->paced_ops = atomic64_read(&pp->paced_ops);
 }
 
 /* Under the shaper lock: the scheduler's policy for @t. */
@@ -548,11 +548,11 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_slot *slot,
 		return ret;
 	pp->by_handle[h] = slot;
 	WRITE_ONCE(pp->nsqs, pp->nsqs + 1);
-	slot->port = port;
+	WRITE_ONCE(slot->port, port);
 	slot->handle = h;
 	if (slot->tenant != t) {
 		vg_tenant_put(slot->tenant);
-		slot->tenant = vg_tenant_get(t);
+		WRITE_ONCE(slot->tenant, vg_tenant_get(t));
 	}
 	return 0;
 }
@@ -664,8 +664,7 @@ bool vg_shaper_charge_now(struct vg_shaper *sh, struct vg_slot *slot,
 		return false;
 	for (i = 0; i < n; i++)
 		vg_pacer_charge(&pp->pacer, now, &tok[i]);
-	WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + bytes);
-	WRITE_ONCE(pp->paced_ops, pp->paced_ops + n);
+	vg_shaper_count_paced(pp, bytes, n);
 	return true;
 }
 

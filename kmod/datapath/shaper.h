@@ -80,7 +80,9 @@ enum vg_slot_kind {
  * @q: the QP's tracking entry, whose tenant the slot follows
  *
  * What the shaper's scheduling (shaper.c) needs of a QP, whatever holds
- * its WRs. Protected by the device's vg_shaper::lock.
+ * its WRs. Protected by the device's vg_shaper::lock; @port, @tenant and
+ * @q are written with WRITE_ONCE(), because a governed user queue's
+ * credit also reads them without it (usq.c).
  */
 struct vg_slot {
 	u8 kind;
@@ -107,8 +109,9 @@ struct vg_slot {
  *	WRs; not the direct WRs of latency tenants, which it does not pace)
  * @paced_ops: chunks and fast-path WRs likewise
  *
- * All fields are protected by vg_shaper::lock; the counters are also
- * read locklessly (READ_ONCE) for sysfs and netlink.
+ * All fields but the counters are protected by vg_shaper::lock; the
+ * counters are atomic, because a governed user send queue's WQEs paid
+ * for in advance go without that lock (usq.c).
  */
 struct vg_shaper_port {
 	struct vg_sched sched;
@@ -119,9 +122,17 @@ struct vg_shaper_port {
 	u64 rate;
 	u64 op_rate;
 	u32 nsqs;
-	u64 paced_bytes;
-	u64 paced_ops;
+	atomic64_t paced_bytes;
+	atomic64_t paced_ops;
 };
+
+/* Count @ops chunks or WRs of @bytes payload the pacer let through. */
+static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
+					 u64 bytes, u32 ops)
+{
+	atomic64_add(bytes, &pp->paced_bytes);
+	atomic64_add(ops, &pp->paced_ops);
+}
 
 /**
  * struct vg_shaper - a device's shaper
@@ -143,7 +154,6 @@ struct vg_shaper_port {
  *	becomes ready for it is reported by that poll
  * @post_send: the driver's post_send
  * @nsqs: entries of @sqs (read locklessly by the poll wrapper)
- * @nusqs: entries of @usqs
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
  * @chunk: the device's chunk size
  * @enforce: pace and split; otherwise WRs go to the driver directly
@@ -171,7 +181,6 @@ struct vg_shaper {
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad);
 	u32 nsqs;
-	u32 nusqs;
 	struct vg_cost_model cost;
 	u32 chunk;
 	bool enforce;

@@ -28,7 +28,10 @@
  * the latency class, when the device's enforcement is off or verbsgate
  * is unloading; and, paced, when nothing of its queue waits, it needs no
  * split and the scheduler and the pacer would let it go now
- * (vg_shaper_charge_now()). Otherwise it waits for the dispatcher: the
+ * (vg_shaper_charge_now()). That charge pays in advance for up to 15
+ * more such WQEs, which then go without the shaper lock and without
+ * reading the clock: a small message's fast path is most of what
+ * governing costs it. Otherwise it waits for the dispatcher: the
  * doorbell of its own process (vg_usq_kick()), which releases its own
  * QP's chunks in its tenant's turns, or the hrtimer.
  *
@@ -46,15 +49,17 @@
  * Locking. The device's shaper lock protects a bound queue
  * (kmod/lock_order.h). The driver calls vg_usq_post() and vg_usq_flush()
  * with its own lock of the queue held and interrupts off, so the shaper
- * lock nests inside it; verbsgate calls the driver's release functions
- * without the shaper lock, marking the queue busy meanwhile, and closing
- * or draining it waits until it is not.
+ * lock nests inside it, and a queue's credit is under that lock alone;
+ * verbsgate calls the driver's release functions without the shaper
+ * lock, marking the queue busy meanwhile, and closing or draining it
+ * waits until it is not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -71,6 +76,13 @@
  * nobody else to release it.
  */
 #define VG_USQ_HANDOFF_NS	(20 * NSEC_PER_USEC)
+
+/*
+ * How many WQEs one charge on the fast path pays for at most (the WQE
+ * and the credit of the next ones, vg_usq_fast()). Together they cost at
+ * most a chunk, which the pacer may run ahead by anyway.
+ */
+#define VG_USQ_CREDIT_WQES	16U
 
 /*
  * The create wrapper's offers, by QP: the driver's ->qp_attach finds the
@@ -221,7 +233,6 @@ int vg_usq_attach(struct ib_qp *qp, u32 depth,
 		if (!ret) {
 			usq->placed = true;
 			list_add_tail(&usq->node, &sh->usqs);
-			WRITE_ONCE(sh->nusqs, sh->nusqs + 1);
 			WRITE_ONCE(usq->sh, sh);
 		}
 	}
@@ -260,7 +271,7 @@ void vg_usq_link(struct vg_usq *usq, struct vg_qp *q)
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (usq->sh == sh) {
-		usq->slot.q = q;
+		WRITE_ONCE(usq->slot.q, q);
 		rcu_assign_pointer(q->usq, usq);
 	}
 	spin_unlock_irqrestore(&sh->lock, flags);
@@ -283,11 +294,10 @@ static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
 		vg_shaper_slot_del(sh, &usq->slot);
 	usq->placed = false;
 	list_del_init(&usq->node);
-	WRITE_ONCE(sh->nusqs, sh->nusqs - 1);
 	if (usq->slot.q)
 		RCU_INIT_POINTER(usq->slot.q->usq, NULL);
-	usq->slot.q = NULL;
-	usq->slot.tenant = NULL;
+	WRITE_ONCE(usq->slot.q, NULL);
+	WRITE_ONCE(usq->slot.tenant, NULL);
 	WRITE_ONCE(usq->sh, NULL);
 	vg_shaper_wake_idle(sh);
 	return t;
@@ -394,19 +404,62 @@ static bool vg_usq_direct(struct vg_shaper *sh, struct vg_usq *usq)
 /*
  * Under the shaper lock: may @w, with nothing of @usq waiting, go now,
  * paced? If the dispatcher would release it whole at once, it is charged
- * as the dispatcher would charge it.
+ * as the dispatcher would charge it, together with the credit of up to
+ * VG_USQ_CREDIT_WQES - 1 more like it, which then go without the shaper
+ * lock (vg_usq_on_credit()).
  */
 static bool vg_usq_fast(struct vg_shaper *sh, struct vg_usq *usq,
 			const struct vg_usq_wqe *w, u64 now)
 {
-	struct vg_token tok;
+	struct vg_token tok, batch;
+	u64 n = VG_USQ_CREDIT_WQES;
 
 	lockdep_assert_held(&sh->lock);
 
 	if (w->parts && w->length > sh->chunk)
 		return false;
 	vg_cost(&sh->cost, w->vop, w->length, &tok);
-	return vg_shaper_charge_now(sh, &usq->slot, &tok, 1, w->length, now);
+	if (tok.bytes)
+		n = clamp_t(u64, div64_u64(sh->chunk, tok.bytes), 1, n);
+	batch.bytes = tok.bytes * n;
+	batch.ops = tok.ops * n;
+	if (!vg_shaper_charge_now(sh, &usq->slot, &batch, 1, w->length, now))
+		return false;
+	usq->credit.bytes = batch.bytes - tok.bytes;
+	usq->credit.ops = batch.ops - tok.ops;
+	usq->credit_tenant = usq->slot.tenant;
+	return true;
+}
+
+/*
+ * The driver's lock of @usq held, interrupts off, under rcu_read_lock();
+ * no shaper lock: may @w go now on @usq's credit? Only if it is all the
+ * driver holds of the queue, so that nothing verbsgate holds comes
+ * before it, if the QP still belongs to the tenant the credit was
+ * charged to, and if the credit covers its cost. The counters are
+ * per-CPU or atomic; a tenant deleted right after the check (its memory
+ * outlives the read-side section) may count a last WQE.
+ */
+static bool vg_usq_on_credit(struct vg_shaper *sh, struct vg_usq *usq,
+			     const struct vg_usq_wqe *w, u32 held)
+{
+	struct vg_ktenant *t = usq->credit_tenant;
+	struct vg_qp *q = READ_ONCE(usq->slot.q);
+	struct vg_token tok;
+
+	if (held != 1 || !t || !q || READ_ONCE(usq->slot.tenant) != t ||
+	    rcu_dereference(q->tenant) != t)
+		return false;
+	/* Anything longer than a chunk costs more than the credit. */
+	vg_cost(&sh->cost, w->vop, w->length, &tok);
+	if (tok.bytes > usq->credit.bytes || tok.ops > usq->credit.ops)
+		return false;
+	usq->credit.bytes -= tok.bytes;
+	usq->credit.ops -= tok.ops;
+	vg_tenant_count_tx(t, w->length, 1, 1, 0);
+	vg_shaper_count_paced(&sh->ports[READ_ONCE(usq->slot.port)],
+			      w->length, 1);
+	return true;
 }
 
 /**
@@ -429,13 +482,15 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
 
 	rcu_read_lock();
 	sh = READ_ONCE(usq->sh);
-	if (!sh)
-		goto unbound;
+	if (!sh || vg_usq_on_credit(sh, usq, w, held))
+		goto release;
+	/* What is left of the credit is forfeit: it was charged already. */
+	usq->credit_tenant = NULL;
 	now = ktime_get_ns();
 	spin_lock(&sh->lock);
 	if (usq->sh != sh || !usq->placed) {
 		spin_unlock(&sh->lock);
-		goto unbound;
+		goto release;
 	}
 	/*
 	 * The driver's count is the truth (see the top of this file), but
@@ -479,7 +534,7 @@ out:
 	rcu_read_unlock();
 	return ret;
 
-unbound:
+release:
 	rcu_read_unlock();
 	return held;
 }
@@ -631,10 +686,8 @@ void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
 		usq->part_sent = w->length - left;
 	}
 	rcu_read_unlock();
-	if (!ret) {
-		WRITE_ONCE(pp->paced_bytes, pp->paced_bytes + bytes);
-		WRITE_ONCE(pp->paced_ops, pp->paced_ops + 1);
-	}
+	if (!ret)
+		vg_shaper_count_paced(pp, bytes, 1);
 	if (!vg_usq_reactivate(sh, usq, ktime_get_ns()) && usq->placed)
 		vg_sched_deactivate(&pp->sched, usq->slot.handle);
 	vg_shaper_wake_idle(sh);

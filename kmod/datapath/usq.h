@@ -69,9 +69,14 @@ struct vg_usq_driver {
  * @busy: dispatchers and the drain call the driver for the QP without
  *	the shaper lock; closing it waits for 0
  * @placed: @slot is in its port's scheduler (bound, and not drained)
+ * @credit: tokens charged to the pacer and the scheduler ahead of WQEs
+ *	not yet posted, which then go without the shaper lock
+ * @credit_tenant: the tenant @credit was charged to
  *
  * Protected by the shaper lock of the device it is bound to; unbound,
- * by its owner (creation, the driver's detach).
+ * by its owner (creation, the driver's detach). @credit and
+ * @credit_tenant belong to the driver's callbacks, which the driver's
+ * lock of the queue serialises (vg_usq_post()).
  */
 struct vg_usq {
 	struct vg_slot slot;
@@ -88,6 +93,8 @@ struct vg_usq {
 	u32 part_sent;
 	u32 busy;
 	bool placed;
+	struct vg_token credit;
+	struct vg_ktenant *credit_tenant;
 };
 
 /**

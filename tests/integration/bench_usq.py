@@ -4,15 +4,19 @@ bed.
 
 One unthrottled user-space tenant, vgload in its cgroup: 64 B RDMA WRITE
 message rate (16 outstanding) and 1 MB WRITE bandwidth (8 outstanding),
-under three conditions: the stock rdma_rxe; the patched one with
+under four conditions: the stock rdma_rxe; the patched one with
 verbsgate not loaded (what the series costs a host that does not use
-it: the Done-when of the driver patches is "exactly like stock"); and
+it: the Done-when of the driver patches is "exactly like stock"); the
+patched one governing the QPs with the test bed's pass-through policy,
+vg_sqhold, which releases each WQE as it is offered (what rxe's side of
+governing costs: the intake copy, its checks and the policy call); and
 the patched one with verbsgate loaded and governing the tenant's QPs
 (default device rate, which the emulator never reaches, so nothing is
-held back: what is measured is the cost of the intake copy, the policy
-call and the counters). The conditions alternate (stock, patched,
-governed, stock, ...), ROUNDS times, so that a change in how fast the
-host runs the guest hits all three; each figure is the median of its
+held back: what is measured is rxe's side and verbsgate's accounting
+and pacing decision, without waits). The conditions alternate (stock,
+patched, pass-through, governed, stock, ...), ROUNDS times, so that a
+change in how fast the host runs the guest hits all four; each figure is
+the median of its
 rounds, and each change is also given as the median of the rounds' own
 changes (against the stock figure of the same round), which a slow
 drift of the host moves less. VG_BENCH_ROUNDS sets the number of
@@ -20,6 +24,11 @@ rounds. Prints two Markdown tables: each load's throughput, and its
 operations' median time (the 64 B load waits for nothing but the CPU:
 rxe sends and completes each WRITE within its doorbell, so that time is
 what the path costs).
+
+VG_BENCH_BASELINE=PATH adds a fifth condition: the patched driver
+governed by another build of verbsgate, PATH to its verbsgate.ko (a
+worktree of an earlier commit, say), so that a change to verbsgate's
+side is measured against what it replaces in the same boot.
 
 The guest boots without SLUB debugging, which the tests keep on: it
 multiplies what every packet's allocations cost and so hides what
@@ -33,8 +42,8 @@ import statistics
 import sys
 from collections import defaultdict
 
-from sqtools import (add_tenants, make_cgroups, vgload_client, vgload_result,
-                     vgload_server)
+from sqtools import (SQHOLD_MODULE, add_tenants, make_cgroups, vgload_client,
+                     vgload_result, vgload_server)
 from testbed import Guest, GuestError
 
 LABEL = "emulated (rxe in QEMU TCG)"
@@ -57,19 +66,28 @@ def run(g: Guest, port: int, args: str, key: str) -> tuple[float, float]:
     return res["total"][key], res["total"]["lat_us"]["p50"]
 
 
-CONDITIONS = ("stock", "patched", "governed")
+BASELINE = os.environ.get("VG_BENCH_BASELINE")
+CONDITIONS = ("stock", "patched", "passthrough", "governed") + \
+    (("baseline",) if BASELINE else ())
 HEADS = {"stock": "stock rdma_rxe", "patched": "patched, no verbsgate",
-         "governed": "patched + verbsgate"}
+         "passthrough": "patched + pass-through policy",
+         "governed": "patched + verbsgate",
+         "baseline": "patched + baseline verbsgate"}
 
 
 def condition(g: Guest, c: str):
+    g.run("rmmod vg_sqhold 2>/dev/null")
+    g.unload_verbsgate()
     res = g.load_rxe(patched=c != "stock")
     assert res.ok, res.out
-    if c == "governed":
+    if c == "passthrough":
+        g.run(f"insmod {SQHOLD_MODULE}", check=True)
+    elif c == "governed":
         assert g.load_verbsgate().ok
+    elif c == "baseline":
+        g.run(f"modprobe ib_core && insmod {BASELINE}", check=True)
+    if c in ("governed", "baseline"):
         add_tenants(g, {"bench": "class bandwidth weight 1"})
-    else:
-        g.unload_verbsgate()
 
 
 def measure(g: Guest) -> tuple[dict, dict]:
@@ -99,8 +117,9 @@ def table(got: dict, what: str) -> str:
             f"{SECONDS} s each; changes against stock rdma_rxe, and in "
             "brackets the median of the rounds' own changes", "",
             "| load | " + " | ".join(HEADS[c] for c in CONDITIONS)
-            + " | change, patched | change, patched + verbsgate |",
-            "|---|---|---|---|---|---|"]
+            + "".join(f" | change, {HEADS[c]}" for c in CONDITIONS[1:])
+            + " |",
+            "|---" * (2 * len(CONDITIONS)) + "|"]
     for load in dict.fromkeys(load for load, _ in got):
         med = {c: statistics.median(got[(load, c)]) for c in CONDITIONS}
         cells = [f"{med[c]:.4g}" for c in CONDITIONS]

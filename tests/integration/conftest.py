@@ -50,10 +50,7 @@ def reset(g: Guest):
     g.run("rmmod verbsgate 2>/dev/null; "
           # The two-port test device (test_fakedev.py), if a test left it.
           "rmmod vg_fakeulp vg_fakedev 2>/dev/null; "
-          # The RDMA devices, without a python3 (half a second in TCG) to
-          # read `rdma -j link show`.
-          "for l in $(ls /sys/class/infiniband 2>/dev/null); do "
-          f"[ $l = {g.rxe_dev} ] || rdma link delete $l; done; "
+          + g.delete_rdma_links(keep=g.rxe_dev) +
           f"rdma link show {g.rxe_dev}/1 >/dev/null 2>&1 || "
           f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
           check=True)
@@ -132,6 +129,12 @@ def rxe_kept(patched_module, guest):
         load_patched_rxe(guest)
     yield guest
     stop_rxe_users(guest)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "kills_guest: the test kills its guest on purpose "
+        "(test_testbed.py boots the next one meanwhile)")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -29,24 +29,21 @@ def victims():
 
 
 @pytest.fixture
-def victim(victims):
+def victim(victims, request):
+    """The guest of one test. For a test that kills it (marked
+    kills_guest), the next test's guest boots meanwhile (half a minute in
+    TCG), if a later test here needs one."""
     used = victims["used"]
     if not used or not used[-1].alive():
         spare, victims["spare"] = victims["spare"], None
         used.append((spare or Guest(reply_grace=5).launch()).wait_ready())
-    return used[-1]
-
-
-@pytest.fixture
-def doomed_victim(victims, victim, request):
-    """The victim of a test that kills it: the next test's guest boots
-    meanwhile (half a minute in TCG), if a later test here needs one."""
     items = request.session.items
     later = items[items.index(request.node) + 1:]
-    if any(i.module is request.module and
-           {"victim", "doomed_victim"} & set(i.fixturenames) for i in later):
+    if request.node.get_closest_marker("kills_guest") and any(
+            i.module is request.module and "victim" in i.fixturenames
+            for i in later):
         victims["spare"] = Guest(reply_grace=5).launch()
-    return victim
+    return used[-1]
 
 
 CLOCK_ORDER = "tests/integration/guest/clock_order.py"
@@ -158,8 +155,8 @@ def test_stuck_command_times_out(victim):
     assert victim.run("echo alive").out.strip() == "alive"
 
 
-def test_stuck_agent_is_diagnosed(doomed_victim):
-    victim = doomed_victim
+@pytest.mark.kills_guest
+def test_stuck_agent_is_diagnosed(victim):
     # A process outside the command's session keeps its output open, so
     # the agent waits for it: the guest stops answering, the kernel is fine.
     with pytest.raises(GuestError, match="stopped answering") as err:
@@ -175,8 +172,8 @@ def test_stuck_agent_is_diagnosed(doomed_victim):
     assert not victim.alive(), "a hung guest is not reused"
 
 
-def test_hung_qemu_is_reported(doomed_victim):
-    victim = doomed_victim
+@pytest.mark.kills_guest
+def test_hung_qemu_is_reported(victim):
     pid = victim.proc.pid
     os.kill(pid, signal.SIGSTOP)
     try:
@@ -190,8 +187,8 @@ def test_hung_qemu_is_reported(doomed_victim):
             os.kill(pid, signal.SIGCONT)
 
 
-def test_locked_up_cpus_are_diagnosed(doomed_victim):
-    victim = doomed_victim
+@pytest.mark.kills_guest
+def test_locked_up_cpus_are_diagnosed(victim):
     with pytest.raises(GuestError, match="stopped answering") as err:
         victim.run(f"insmod {FAULT_MODULE} action=lockup", timeout=5)
     report = str(err.value)
@@ -201,8 +198,8 @@ def test_locked_up_cpus_are_diagnosed(doomed_victim):
     assert report.count("vg_fault_spin") >= 2, "both CPUs' backtraces"
 
 
-def test_panic_is_reported(doomed_victim):
-    victim = doomed_victim
+@pytest.mark.kills_guest
+def test_panic_is_reported(victim):
     start = time.monotonic()
     with pytest.raises(GuestError) as err:
         victim.run("echo c > /proc/sysrq-trigger", timeout=60)

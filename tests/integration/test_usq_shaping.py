@@ -206,6 +206,32 @@ def test_user_qps_enforced_counted_and_shown(governed):
     assert after["tx_wrs"] >= res["total"]["ops"], (after, res)
     assert usq_objects(g) == base
 
+    # Small WRITEs, unthrottled: most go on credit the fast path charged
+    # in advance (usq.c), without the shaper lock; each is still counted,
+    # to its tenant and to the port's pacer.
+    add_tenants(g, {"small": "class bandwidth weight 1"})
+
+    def port() -> dict:
+        return cli_json(g, f"-d dev show {g.rxe_dev}")[0]["port_table"][0]
+
+    p0, s0 = port(), stats(g)["small"]
+    vgload_server(g, 18801, 1)
+    vgload_client(g, "small", 18801,
+                  "--op write --size 64 --depth 16 --duration 3", log)
+    res = vgload_result(g, log)
+    stop_all(g)
+    p1, s1 = port(), stats(g)["small"]
+    d = {k: s1[k] - s0[k] for k in ("tx_bytes", "tx_wrs", "chunks")}
+    print(f"small: {d}, port paced_ops "
+          f"{p1['paced_ops'] - p0['paced_ops']}, vgload: {res['total']}")
+    assert res["ok"], res
+    assert d["tx_wrs"] >= res["total"]["ops"] > 0, (d, res)
+    assert d["tx_bytes"] == 64 * d["tx_wrs"] and \
+        d["chunks"] == d["tx_wrs"], d
+    assert p1["paced_ops"] - p0["paced_ops"] == d["tx_wrs"], (p0, p1, d)
+    assert p1["paced_bytes"] - p0["paced_bytes"] == d["tx_bytes"], \
+        (p0, p1, d)
+
 
 def perftest(g: Guest, idx: int, ports: dict[str, int]) -> dict:
     """ib_write_bw of 1 MB messages from each tenant's cgroup, started
