@@ -5,25 +5,24 @@ bed.
 One unthrottled user-space tenant, vgload in its cgroup: 64 B RDMA WRITE
 message rate (16 outstanding) and 1 MB WRITE bandwidth (8 outstanding),
 under four conditions: the stock rdma_rxe; the patched one with
-verbsgate not loaded (what the series costs a host that does not use
-it: the Done-when of the driver patches is "exactly like stock"); the
+verbsgate not loaded (what the series costs a host that does not use it:
+the Done-when of the driver patches is "exactly like stock"); the
 patched one governing the QPs with the test bed's pass-through policy,
 vg_sqhold, which releases each WQE as it is offered (what rxe's side of
 governing costs: the intake copy, its checks and the policy call); and
 the patched one with verbsgate loaded and governing the tenant's QPs
 (default device rate, which the emulator never reaches, so nothing is
-held back: what is measured is rxe's side and verbsgate's accounting
-and pacing decision, without waits). The conditions alternate (stock,
+held back: what is measured is rxe's side and verbsgate's accounting and
+pacing decision, without waits). The conditions alternate (stock,
 patched, pass-through, governed, stock, ...), ROUNDS times, so that a
 change in how fast the host runs the guest hits all four; each figure is
-the median of its
-rounds, and each change is also given as the median of the rounds' own
-changes (against the stock figure of the same round), which a slow
-drift of the host moves less. VG_BENCH_ROUNDS sets the number of
-rounds. Prints two Markdown tables: each load's throughput, and its
-operations' median time (the 64 B load waits for nothing but the CPU:
-rxe sends and completes each WRITE within its doorbell, so that time is
-what the path costs).
+the median of its rounds, and each change is also given as the median of
+the rounds' own changes (against the stock figure of the same round),
+which a slow drift of the host moves less. VG_BENCH_ROUNDS sets the
+number of rounds. Prints two Markdown tables: each load's throughput,
+and its operations' median time (the 64 B load waits for nothing but the
+CPU: rxe sends and completes each WRITE within its doorbell, so that
+time is what the path costs).
 
 VG_BENCH_BASELINE=PATH adds a fifth condition: the patched driver
 governed by another build of verbsgate, PATH to its verbsgate.ko (a

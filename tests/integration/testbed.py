@@ -24,6 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GUEST_DIR = REPO / "tests" / "integration" / "guest"
 MODULE = REPO / "kmod" / "verbsgate.ko"
+# The module's sysfs tree, in the guest (docs/sysfs.md).
+SYSFS = "/sys/kernel/verbsgate"
 FAULT_MODULE = REPO / "tests" / "integration" / "faultmod" / "vg_fault.ko"
 BUILD_DIR = Path(os.environ.get("BUILD", REPO / "build"))
 CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
