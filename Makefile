@@ -30,7 +30,7 @@ PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
-	rxe rxe-conformance usq-full bench-nvme fuzz
+	rxe rxe-conformance usq-full bench-nvme fuzz insncount
 
 all: module userspace
 
@@ -124,10 +124,19 @@ bench-post: deps
 # One unthrottled user tenant's message rate and bandwidth on the stock
 # rdma_rxe and on the patched one without and with verbsgate, alternating
 # (tests/integration/bench_usq.py), 8 rounds (VG_BENCH_ROUNDS); Markdown
-# tables of throughput and median operation time, about 11 minutes.
+# tables of throughput and median operation time, then the guest kernel's
+# instructions per 64 B WRITE counted by QEMU; about 12 minutes.
 bench-usq: deps
-	$(MAKE) all rxe
+	$(MAKE) all rxe test-modules insncount
 	$(PYTHON) tests/integration/bench_usq.py
+
+# The QEMU plugin that counts guest kernel instructions (bench-usq).
+insncount: $(BUILD)/insncount.so
+
+$(BUILD)/insncount.so: tests/integration/insncount/insncount.c \
+		tests/integration/insncount/qemu_plugin_v1.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden -o $@ $< -pthread
 
 # NVMe over RDMA's 4k random read IOPS without and with verbsgate, three
 # rounds of 10 s runs (CI runs one of 5 s runs): the overhead figure of

@@ -206,16 +206,20 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 }
 
 /*
- * The shaper's state of @qp, or NULL if it is not shaped. Under
- * rcu_read_lock(); valid until the caller leaves it.
+ * The shaper's state of the QP @q tracks (NULL for both: not shaped).
+ * Under rcu_read_lock(); valid until the caller leaves it.
  */
+static struct vg_sendq *vg_qp_sendq(struct vg_qp *q)
+{
+	/* Pairs with the release in vg_create_qp(). */
+	return q ? smp_load_acquire(&q->sq) : NULL;
+}
+
+/* The shaper's state of @qp, or NULL; as vg_qp_sendq(). */
 static struct vg_sendq *vg_sendq_of(struct vg_interpose *ip,
 				    struct ib_qp *qp)
 {
-	struct vg_qp *q = vg_qp_find(&ip->qps, qp);
-
-	/* Pairs with the release in vg_create_qp(). */
-	return q ? smp_load_acquire(&q->sq) : NULL;
+	return vg_qp_sendq(vg_qp_find(&ip->qps, qp));
 }
 
 static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
@@ -332,26 +336,37 @@ static int vg_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
 static int vg_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 			const struct ib_send_wr **bad)
 {
-	struct vg_usq *usq = NULL;
 	struct vg_interpose *ip;
 	struct vg_sendq *sq;
+	struct vg_usq *usq;
 	struct vg_qp *q;
 	int ret;
 
 	rcu_read_lock();
 	ip = vg_ipose(qp->device);
-	q = vg_qp_find(&ip->qps, qp);
-	/* Pairs with the release in vg_create_qp(). */
-	sq = q ? smp_load_acquire(&q->sq) : NULL;
-	if (sq) {
-		ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
-	} else {
+	if (qp->uobject) {
+		/*
+		 * A user QP's doorbell: its driver takes its WQEs in, and
+		 * if verbsgate holds some of a governed one's (usq.c), they
+		 * go from here. Most often the device's governed queues
+		 * hold nothing, and then the QP need not be looked up; a
+		 * WQE held meanwhile by another doorbell is that one's to
+		 * dispatch, one taken in without a doorbell the hrtimer's.
+		 */
 		ret = ip->post_send(qp, wr, bad);
-		/* A governed user QP's doorbell (usq.c). */
-		if (q && qp->uobject)
-			usq = rcu_dereference(q->usq);
-		if (usq)
-			vg_usq_kick(usq);
+		if (READ_ONCE(ip->shaper.usqs_holding)) {
+			q = vg_qp_find(&ip->qps, qp);
+			usq = q ? rcu_dereference(q->usq) : NULL;
+			if (usq)
+				vg_usq_kick(usq);
+		}
+	} else {
+		/* Only kernel QPs are shaped here (vg_qp_shaped_type()). */
+		sq = vg_qp_sendq(vg_qp_find(&ip->qps, qp));
+		if (sq)
+			ret = vg_sendq_post(&ip->shaper, sq, wr, bad);
+		else
+			ret = ip->post_send(qp, wr, bad);
 	}
 	rcu_read_unlock();
 	return ret;

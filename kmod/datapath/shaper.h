@@ -145,6 +145,8 @@ static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
  * @timer: wakes the dispatcher at the next departure (softirq)
  * @sqs: every vg_sendq of the device
  * @usqs: every vg_usq bound to the device
+ * @usqs_holding: entries of @usqs that hold WQEs (read locklessly by the
+ *	post wrapper)
  * @closed: vg_sendqs of destroyed QPs whose ring may still be named by
  *	a completion in their CQ
  * @nclosed: entries of @closed (read locklessly by the poll wrapper)
@@ -174,6 +176,7 @@ struct vg_shaper {
 	struct hrtimer timer;
 	struct list_head sqs;
 	struct list_head usqs;
+	u32 usqs_holding;
 	struct list_head closed;
 	u32 nclosed;
 	struct list_head inject;

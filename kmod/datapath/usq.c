@@ -151,10 +151,11 @@ static struct vg_usq_wqe *vg_usq_head(struct vg_usq *usq)
 }
 
 /* Forget the oldest held WQE. Under the shaper lock. */
-static void vg_usq_pop(struct vg_usq *usq)
+static void vg_usq_pop(struct vg_shaper *sh, struct vg_usq *usq)
 {
 	usq->head++;
-	usq->nheld--;
+	if (!--usq->nheld)
+		WRITE_ONCE(sh->usqs_holding, sh->usqs_holding - 1);
 	usq->part_sent = 0;
 }
 
@@ -166,8 +167,11 @@ static void vg_usq_forget(struct vg_shaper *sh, struct vg_usq *usq)
 {
 	lockdep_assert_held(&sh->lock);
 
-	if (usq->nheld && usq->slot.tenant)
-		vg_tenant_count_queue(usq->slot.tenant, 0, usq->nheld);
+	if (usq->nheld) {
+		if (usq->slot.tenant)
+			vg_tenant_count_queue(usq->slot.tenant, 0, usq->nheld);
+		WRITE_ONCE(sh->usqs_holding, sh->usqs_holding - 1);
+	}
 	usq->head += usq->nheld;
 	usq->nheld = 0;
 	usq->part_sent = 0;
@@ -497,7 +501,7 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
 	 * not while a dispatcher's release of the oldest is under way.
 	 */
 	while (!usq->slot.posting && usq->nheld && usq->nheld >= held) {
-		vg_usq_pop(usq);
+		vg_usq_pop(sh, usq);
 		vg_tenant_count_queue(usq->slot.tenant, 0, 1);
 	}
 	if (!usq->slot.posting && usq->nheld < held - 1) {
@@ -525,7 +529,8 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
 	usq->wqes[(usq->head + usq->nheld) & (usq->size - 1)] = *w;
 	usq->wqes[(usq->head + usq->nheld) & (usq->size - 1)].enqueued_ns =
 		now;
-	usq->nheld++;
+	if (!usq->nheld++)
+		WRITE_ONCE(sh->usqs_holding, sh->usqs_holding + 1);
 	vg_tenant_count_queue(usq->slot.tenant, 1, 0);
 	if (vg_usq_reactivate(sh, usq, now))
 		vg_shaper_arm(sh, now + VG_USQ_HANDOFF_NS);
@@ -680,7 +685,7 @@ void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
 	} else if (!left) {
 		vg_tenant_count_tx(t, bytes, 1, 1, usq->part_sent > 0);
 		vg_tenant_count_queue(t, 0, 1);
-		vg_usq_pop(usq);
+		vg_usq_pop(sh, usq);
 	} else {
 		vg_tenant_count_tx(t, bytes, 0, 1, 0);
 		usq->part_sent = w->length - left;

@@ -5,25 +5,24 @@ bed.
 One unthrottled user-space tenant, vgload in its cgroup: 64 B RDMA WRITE
 message rate (16 outstanding) and 1 MB WRITE bandwidth (8 outstanding),
 under four conditions: the stock rdma_rxe; the patched one with
-verbsgate not loaded (what the series costs a host that does not use
-it: the Done-when of the driver patches is "exactly like stock"); the
+verbsgate not loaded (what the series costs a host that does not use it:
+the Done-when of the driver patches is "exactly like stock"); the
 patched one governing the QPs with the test bed's pass-through policy,
 vg_sqhold, which releases each WQE as it is offered (what rxe's side of
 governing costs: the intake copy, its checks and the policy call); and
 the patched one with verbsgate loaded and governing the tenant's QPs
 (default device rate, which the emulator never reaches, so nothing is
-held back: what is measured is rxe's side and verbsgate's accounting
-and pacing decision, without waits). The conditions alternate (stock,
+held back: what is measured is rxe's side and verbsgate's accounting and
+pacing decision, without waits). The conditions alternate (stock,
 patched, pass-through, governed, stock, ...), ROUNDS times, so that a
 change in how fast the host runs the guest hits all four; each figure is
-the median of its
-rounds, and each change is also given as the median of the rounds' own
-changes (against the stock figure of the same round), which a slow
-drift of the host moves less. VG_BENCH_ROUNDS sets the number of
-rounds. Prints two Markdown tables: each load's throughput, and its
-operations' median time (the 64 B load waits for nothing but the CPU:
-rxe sends and completes each WRITE within its doorbell, so that time is
-what the path costs).
+the median of its rounds, and each change is also given as the median of
+the rounds' own changes (against the stock figure of the same round),
+which a slow drift of the host moves less. VG_BENCH_ROUNDS sets the
+number of rounds. Prints two Markdown tables: each load's throughput,
+and its operations' median time (the 64 B load waits for nothing but the
+CPU: rxe sends and completes each WRITE within its doorbell, so that
+time is what the path costs).
 
 VG_BENCH_BASELINE=PATH adds a fifth condition: the patched driver
 governed by another build of verbsgate, PATH to its verbsgate.ko (a
@@ -34,6 +33,12 @@ The guest boots without SLUB debugging, which the tests keep on: it
 multiplies what every packet's allocations cost and so hides what
 verbsgate adds. VG_BENCH_SMP sets its number of vCPUs (default 2).
 
+Then, in a second boot with one vCPU, the guest kernel's instructions
+per 64 B WRITE under each condition, counted by QEMU (insnprof.py): a
+figure that repeats to a fraction of a percent where the throughput
+spreads by several, and where each condition's extra instructions go,
+by function. VG_BENCH_ROUNDS=0 runs only this part (about 3 minutes).
+
 The numbers are the emulator's, not a NIC's: only the ratios within the
 table mean anything (labelled emulated, rxe in QEMU TCG).
 """
@@ -42,6 +47,7 @@ import statistics
 import sys
 from collections import defaultdict
 
+import insnprof
 from sqtools import (SQHOLD_MODULE, add_tenants, make_cgroups, vgload_client,
                      vgload_result, vgload_server)
 from testbed import Guest, GuestError
@@ -137,18 +143,64 @@ def table(got: dict, what: str) -> str:
     return "\n".join(rows)
 
 
+def count_instructions() -> dict[str, insnprof.Profile]:
+    """Each condition's kernel instructions during the 64 B load."""
+    counter = insnprof.InsnCounter()
+    args = LOADS["64 B WRITE"][0]
+    got = {}
+    with Guest(smp=1, slub_debug=False,
+               qemu_args=counter.qemu_args()) as g:
+        make_cgroups(g, ["bench"])
+        for port, c in enumerate(CONDITIONS, 18950):
+            condition(g, c)
+            vgload_server(g, port, 1)
+            log = f"/tmp/bench-usq-insns-{port}.log"
+            vgload_client(g, "bench", port, f"--duration 8 {args}", log)
+            g.run("sleep 2")
+            before = counter.snapshot()
+            g.run("sleep 4")
+            after = counter.snapshot()
+            got[c] = insnprof.Profile(before, after,
+                                      insnprof.kernel_symbols(g))
+            res = vgload_result(g, log, 70)
+            assert res["ok"], res
+            g.run("pkill -x vgload; sleep 0.5")
+        condition(g, "stock")
+    return got
+
+
+def insn_table(got: dict[str, insnprof.Profile]) -> str:
+    base = got["stock"].per_wqe()
+    rows = [f"Guest kernel instructions per 64 B WRITE, {LABEL}, one vCPU, "
+            "counted by QEMU over 4 s of the load", "",
+            "| condition | instructions per WRITE | change |", "|---|---|---|"]
+    for c, p in got.items():
+        rows.append(f"| {HEADS[c]} | {p.per_wqe():.0f} | "
+                    f"{change(p.per_wqe(), base)} |")
+    for c in CONDITIONS[1:]:
+        rows += ["", f"Where {HEADS[c]} differs from stock rdma_rxe, "
+                 "instructions per WRITE:", ""]
+        rows += insnprof.diff_table(got["stock"], got[c])
+    return "\n".join(rows)
+
+
 def main() -> int:
     print(f"bench-usq: {LABEL}: booting the test bed ...", flush=True)
     try:
-        with Guest(smp=SMP, slub_debug=False) as g:
-            got, lat = measure(g)
+        if ROUNDS:
+            with Guest(smp=SMP, slub_debug=False) as g:
+                got, lat = measure(g)
+        insns = count_instructions()
     except (GuestError, AssertionError) as e:
         print(f"bench-usq: {e}", file=sys.stderr)
         return 1
+    if ROUNDS:
+        print()
+        print(table(got, "Throughput"))
+        print()
+        print(table(lat, "Median latency of an operation"))
     print()
-    print(table(got, "Throughput"))
-    print()
-    print(table(lat, "Median latency of an operation"))
+    print(insn_table(insns))
     return 0
 
 

@@ -6,10 +6,9 @@ import shlex
 import struct
 
 from rawgenl import raw_batch
-from testbed import CLI, Guest
-from vgcli import cli_json, cli_ok, spawn_monitor
+from testbed import CLI, SYSFS, Guest
+from vgcli import cli_json, cli_ok, dev, spawn_monitor
 
-SYSFS = "/sys/kernel/verbsgate"
 CMD_TENANT_GET, CMD_STATS_GET = 6, 9
 NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups"
 
@@ -170,10 +169,6 @@ def test_json_output_has_the_documented_fields(guest):
     assert pretty.ok and "\n  " in pretty.out
     assert json.loads(pretty.out)["tenants"] == \
         cli_json(guest, "stats")["tenants"]
-
-
-def dev(g: Guest) -> dict:
-    return cli_json(g, f"-d dev show {g.rxe_dev}")[0]
 
 
 def test_dev_settings_round_trip(guest):

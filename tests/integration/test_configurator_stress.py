@@ -14,10 +14,9 @@ The console is scanned for warnings after each test (conftest.py).
 """
 import json
 
-from testbed import CLI, Guest
+from testbed import CLI, SYSFS, Guest
 from vgcli import eventually, tenant_objects
 
-SYSFS = "/sys/kernel/verbsgate"
 CYCLES = 10000
 WRITERS = 8
 WRITER_ROUNDS = 150

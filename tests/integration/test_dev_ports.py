@@ -2,10 +2,9 @@
 show it: rxe has one port, whose pacer runs at SafeUtil, holds the
 device's shaped QPs and counts what it lets through; the views agree,
 and the port directories come and go with the device."""
-from testbed import REPO, Guest
-from vgcli import cli_json, cli_ok, eventually
+from testbed import REPO, SYSFS, Guest
+from vgcli import cli_json, cli_ok, dev, eventually, port1
 
-SYSFS = "/sys/kernel/verbsgate"
 KQP = REPO / "tests" / "integration" / "kqp" / "vg_kqp.ko"
 # docs/sysfs.md: the files of devices/<dev>/paced_ports/<port>/, named as the
 # members of a port_table entry.
@@ -14,16 +13,6 @@ PORT_FILES = ["link_rate", "rate", "op_rate", "qps", "paced_bytes",
 # rxe on a 10 Gbit/s veth (testbed.py): the port's data rate.
 LINK_RATE = 1_250_000_000
 WRS, SIZE = 16, 262144
-
-
-def dev(g: Guest, name: str = "") -> dict:
-    (d,) = cli_json(g, f"-d dev show {name or g.rxe_dev}")
-    return d
-
-
-def port1(g: Guest, name: str = "") -> dict:
-    (p,) = dev(g, name)["port_table"]
-    return p
 
 
 def sysfs_ports(g: Guest, name: str) -> dict:

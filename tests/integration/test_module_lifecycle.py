@@ -3,9 +3,8 @@ netlink, and loads and unloads cleanly any number of times."""
 import json
 from pathlib import Path
 
-from testbed import REPO, Guest
+from testbed import REPO, SYSFS, Guest
 
-SYSFS = "/sys/kernel/verbsgate"
 VERSION = (REPO / "VERSION").read_text().strip()
 CYCLES = 20
 

@@ -12,11 +12,10 @@ the sender, not a verbsgate warning, and are not counted.)
 import json
 import os
 
-from testbed import Guest
+from testbed import SYSFS, Guest
 from vgcli import tenant_objects
 
 FUZZ = "tests/integration/guest/genl_fuzz.py"
-SYSFS = "/sys/kernel/verbsgate"
 MESSAGES = int(os.environ.get("VG_FUZZ_MESSAGES", "30000"))
 
 

@@ -4,10 +4,11 @@ cannot be shaped and why; `verbsgate dev show` and sysfs count them per
 device, with the QPs verbsgate does not track at all (created before it
 was loaded, or of a type it does not follow)."""
 from nvme import nvme_over_rdma
+from testbed import SYSFS
 from vgcli import cli_json
 
 PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1"
-DEVDIR = "/sys/kernel/verbsgate/devices/rxe0"
+DEVDIR = f"{SYSFS}/devices/rxe0"
 STATES = ["enforced", "tracked", "unsupported", "untracked"]
 
 

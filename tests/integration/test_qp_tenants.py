@@ -7,7 +7,7 @@ import json
 import re
 
 from nvme import nvme_over_rdma
-from testbed import Guest
+from testbed import SYSFS, Guest
 from vgcli import cli_ok, eventually, spawn_monitor, tenant_objects
 
 PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000"
@@ -61,7 +61,7 @@ def test_cgroup_tenant_captures_only_its_processes(guest):
             [client]
         counts = qp_counts(g)
         assert (counts["blue"], counts["default"]) == (1, 1), counts
-        assert g.run("cat /sys/kernel/verbsgate/tenants/blue/qps",
+        assert g.run(f"cat {SYSFS}/tenants/blue/qps",
                      check=True).out.strip() == "1"
         text = cli_ok(g, "qp show tenant blue").strip()
         assert re.fullmatch(

@@ -9,11 +9,11 @@ import json
 
 from nvme import nvme_over_rdma
 from rawgenl import raw_batch
-from testbed import Guest
+from testbed import SYSFS, Guest
 from vgcli import cli_ok
 
 DEV_SET, DEV_NAME, DEV_USER_QPS = 7, 5, 51
-SYSFS = "/sys/kernel/verbsgate/devices/rxe0"
+DEVDIR = f"{SYSFS}/devices/rxe0"
 BULK, FAST = "/sys/fs/cgroup/bulk", "/sys/fs/cgroup/fast"
 # A server that creates its QP and then waits for a client: alive at the
 # timeout (rc 124) if the QP was created, rc 1 at once if not.
@@ -25,7 +25,7 @@ def dev(g: Guest) -> dict:
 
 
 def sysfs(g: Guest, name: str) -> str:
-    return g.run(f"cat {SYSFS}/{name}", check=True).out.strip()
+    return g.run(f"cat {DEVDIR}/{name}", check=True).out.strip()
 
 
 def create_qp(g: Guest, cgroup: str = "") -> bool:

@@ -26,6 +26,7 @@ import pytest
 
 from sqtools import (SQHOLD_MODULE, SQHOLD_PARAMS, VGLOAD, gid_index, stats,
                      usq_objects)
+from testbed import SYSFS
 from vgcli import eventually
 
 POLICY = "/sys/kernel/debug/verbsgate/rxe_policy"
@@ -50,7 +51,7 @@ def policy(g) -> str:
 
 
 def enforced(g) -> str:
-    return g.run(f"cat /sys/kernel/verbsgate/devices/{g.rxe_dev}/"
+    return g.run(f"cat {SYSFS}/devices/{g.rxe_dev}/"
                  "user_qps_enforced", check=True).out.strip()
 
 
@@ -292,7 +293,7 @@ def test_qps_created_before_verbsgate_stay_ungoverned(rxe):
     assert g.load_verbsgate().ok
     assert policy(g) == "registered" and enforced(g) == "1"
     assert usq_objects(g) == 0
-    untracked = int(g.run(f"cat /sys/kernel/verbsgate/devices/{g.rxe_dev}/"
+    untracked = int(g.run(f"cat {SYSFS}/devices/{g.rxe_dev}/"
                           "qps_untracked", check=True).out)
     assert untracked >= 2, untracked
     before = stats(g)["default"]["tx_wrs"]

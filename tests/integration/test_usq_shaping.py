@@ -26,8 +26,8 @@ from sqtools import (CLI, VGLOAD, add_tenants, delta, device_rate,
                      usq_objects,
                      vgload_client, vgload_result, vgload_server,
                      window_bytes)
-from testbed import Guest
-from vgcli import cli_json, cli_ok, eventually, tenant_objects
+from testbed import SYSFS, Guest
+from vgcli import cli_json, cli_ok, dev, eventually, port1, tenant_objects
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -185,21 +185,21 @@ def test_user_qps_enforced_counted_and_shown(governed):
     vgload_client(g, "bulk", 18800, "--mode bw --duration 4", log)
     eventually("governed send queues", lambda: usq_objects(g) >= base + 2,
                True)
-    dev = cli_json(g, f"-d dev show {g.rxe_dev}")[0]
+    shown = dev(g)
     qps = cli_json(g, "qp show")
-    sysfs = g.run(f"cat /sys/kernel/verbsgate/devices/{g.rxe_dev}/"
+    sysfs = g.run(f"cat {SYSFS}/devices/{g.rxe_dev}/"
                   "user_qps_enforced", check=True).out.strip()
     text = cli_ok(g, f"dev show {g.rxe_dev}")
     res = vgload_result(g, log)
     after = stats(g)["bulk"]
     stop_all(g)
     print(f"\n{text}\nqps: {qps}\nbulk: {after}\nvgload: {res['total']}")
-    assert dev["user_qps_enforced"] is True and sysfs == "1", dev
+    assert shown["user_qps_enforced"] is True and sysfs == "1", shown
     assert "user-qps enforced" in text, text
     mine = [q for q in qps if q.get("comm") == "vgload"]
     assert mine and all(q["enforcement"] == "enforced" for q in mine), qps
     assert any(q["tenant"] == "bulk" for q in mine), mine
-    assert dev["qps"]["enforced"] >= 2, dev
+    assert shown["qps"]["enforced"] >= 2, shown
     assert res["ok"], res
     # Everything it completed was released, and counted, by verbsgate.
     assert after["tx_bytes"] >= res["total"]["bytes"] > 0, (after, res)
@@ -210,17 +210,13 @@ def test_user_qps_enforced_counted_and_shown(governed):
     # in advance (usq.c), without the shaper lock; each is still counted,
     # to its tenant and to the port's pacer.
     add_tenants(g, {"small": "class bandwidth weight 1"})
-
-    def port() -> dict:
-        return cli_json(g, f"-d dev show {g.rxe_dev}")[0]["port_table"][0]
-
-    p0, s0 = port(), stats(g)["small"]
+    p0, s0 = port1(g), stats(g)["small"]
     vgload_server(g, 18801, 1)
     vgload_client(g, "small", 18801,
                   "--op write --size 64 --depth 16 --duration 3", log)
     res = vgload_result(g, log)
     stop_all(g)
-    p1, s1 = port(), stats(g)["small"]
+    p1, s1 = port1(g), stats(g)["small"]
     d = {k: s1[k] - s0[k] for k in ("tx_bytes", "tx_wrs", "chunks")}
     print(f"small: {d}, port paced_ops "
           f"{p1['paced_ops'] - p0['paced_ops']}, vgload: {res['total']}")

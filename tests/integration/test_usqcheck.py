@@ -16,14 +16,13 @@ import shlex
 
 from sqtools import (FULL, add_tenants, gid_index, in_cgroup, make_cgroups,
                      stats, tool, vgload_client, vgload_result, vgload_server)
-from testbed import CLI, MODULE
+from testbed import CLI, MODULE, SYSFS
 from vgcli import cli_ok, eventually
 
 # Unprivileged, with the memory lock limit an RDMA host gives its tenants
 # (root's default would refuse to pin a 16 MB buffer).
 NOBODY = ("prlimit --memlock=unlimited setpriv --reuid=nobody "
           "--regid=nogroup --clear-groups --")
-SYSFS = "/sys/kernel/verbsgate"
 # verbsgate's note that its view of a governed queue parted from rxe's.
 DISAGREE = "verbsgate knew of"
 # The reload test's cycles (`make usq-full`: 20) and the data test's

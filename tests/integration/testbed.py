@@ -24,6 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GUEST_DIR = REPO / "tests" / "integration" / "guest"
 MODULE = REPO / "kmod" / "verbsgate.ko"
+# The module's sysfs tree, in the guest (docs/sysfs.md).
+SYSFS = "/sys/kernel/verbsgate"
 FAULT_MODULE = REPO / "tests" / "integration" / "faultmod" / "vg_fault.ko"
 BUILD_DIR = Path(os.environ.get("BUILD", REPO / "build"))
 CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
@@ -159,9 +161,12 @@ class Guest:
 
     def __init__(self, kver: str | None = None, smp: int = 2,
                  memory_mb: int = 2048, boot_timeout: float = 180,
-                 reply_grace: float = 30, slub_debug: bool = True):
+                 reply_grace: float = 30, slub_debug: bool = True,
+                 qemu_args: list[str] | None = None):
         self.kver = kver or module_kernel_release()
         self.smp = smp
+        # Appended to QEMU's command line (insnprof.py's plugin).
+        self.qemu_args = qemu_args or []
         # Off only for benchmarks: its checks and its stack trace of every
         # allocation and free make each packet's skb cost many times what
         # it costs a production kernel, which hides what verbsgate adds.
@@ -219,7 +224,7 @@ class Guest:
                         "server=on,wait=off",
             "-device", "virtserialport,chardev=ctl,name=vg.ctl",
             "-monitor", f"unix:{self.workdir / 'mon.sock'},server=on,wait=off",
-        ]
+        ] + self.qemu_args
 
     def start(self) -> "Guest":
         return self.launch().wait_ready()

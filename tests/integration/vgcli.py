@@ -16,6 +16,18 @@ def cli_json(g: Guest, args: str):
     return json.loads(cli_ok(g, "-j " + args))
 
 
+def dev(g: Guest, name: str = "") -> dict:
+    """`dev show` of one device (the test bed's rxe device by default)."""
+    (d,) = cli_json(g, f"-d dev show {name or g.rxe_dev}")
+    return d
+
+
+def port1(g: Guest, name: str = "") -> dict:
+    """The port_table entry of a device with one port (rxe)."""
+    (p,) = dev(g, name)["port_table"]
+    return p
+
+
 def tenant_objects(g: Guest) -> int:
     """Tenant objects verbsgate has allocated (debugfs), freed or not."""
     return int(g.run("cat /sys/kernel/debug/verbsgate/tenant_objects",
