@@ -87,9 +87,11 @@ def usq_objects(g: Guest) -> int:
     return int(g.run(f"cat {USQ_OBJECTS}", check=True).out)
 
 
-def vgload_server(g: Guest, port: int, sessions: int) -> int:
-    """A vgload server for @sessions sessions, seen listening."""
-    pid = g.spawn(f"exec {VGLOAD} server --port {port} --sessions "
+def vgload_server(g: Guest, port: int, sessions: int, dev: str = "") -> int:
+    """A vgload server for @sessions sessions (on device @dev, else the
+    first active one), seen listening."""
+    on = f"--dev {dev} " if dev else ""
+    pid = g.spawn(f"exec {VGLOAD} server {on}--port {port} --sessions "
                   f"{sessions} --quiet", f"/tmp/vgload-server-{port}.log")
     eventually("the vgload server listening",
                lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")

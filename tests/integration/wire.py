@@ -10,9 +10,8 @@ port. guest/wire.sh sets it up and takes it down.
 """
 import json
 
-from sqtools import VGLOAD, in_cgroup
+from sqtools import VGLOAD, in_cgroup, vgload_server
 from testbed import REPO, Guest
-from vgcli import eventually
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # A rate the emulated rxe sustains with headroom: across the veth, with
@@ -54,13 +53,7 @@ class Wire:
 
 def far_server(g: Guest, port: int, sessions: int = 1) -> int:
     """A vgload server on the far device, seen listening."""
-    pid = g.spawn(f"exec {VGLOAD} server --dev {FAR_DEV} --port {port} "
-                  f"--sessions {sessions} --quiet",
-                  f"/tmp/vgload-far-{port}.log")
-    eventually("the vgload server listening",
-               lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
-                            .out.strip()), True)
-    return pid
+    return vgload_server(g, port, sessions, FAR_DEV)
 
 
 def near_client(g: Guest, cgroup: str, port: int, args: str,
