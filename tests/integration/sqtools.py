@@ -87,9 +87,11 @@ def usq_objects(g: Guest) -> int:
     return int(g.run(f"cat {USQ_OBJECTS}", check=True).out)
 
 
-def vgload_server(g: Guest, port: int, sessions: int) -> int:
-    """A vgload server for @sessions sessions, seen listening."""
-    pid = g.spawn(f"exec {VGLOAD} server --port {port} --sessions "
+def vgload_server(g: Guest, port: int, sessions: int, dev: str = "") -> int:
+    """A vgload server for @sessions sessions (on device @dev, else the
+    first active one), seen listening."""
+    on = f"--dev {dev} " if dev else ""
+    pid = g.spawn(f"exec {VGLOAD} server {on}--port {port} --sessions "
                   f"{sessions} --quiet", f"/tmp/vgload-server-{port}.log")
     eventually("the vgload server listening",
                lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
@@ -126,6 +128,17 @@ def window_bytes(result: dict, first: int, last: int) -> int:
                if first <= i["t_start_s"] < last)
 
 
+def report(title: str, rows: list[str]):
+    """Prints a Markdown section of measured figures, and appends it to
+    $VERBSGATE_REPORT if set (the CI's report)."""
+    text = f"\n### {title}\n\n" + "\n".join(rows) + "\n"
+    print(text)
+    path = os.environ.get("VERBSGATE_REPORT")
+    if path:
+        with open(path, "a") as f:
+            f.write(text)
+
+
 def device_rate(g: Guest, rate: str):
     res = g.cli(f"dev set {g.rxe_dev} maxrate {rate}")
     assert res.ok, res.out
@@ -135,4 +148,5 @@ __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
            "add_tenants",
            "stats", "delta", "usq_objects", "vgload_server",
-           "vgload_client", "vgload_result", "window_bytes", "device_rate"]
+           "vgload_client", "vgload_result", "window_bytes", "device_rate",
+           "report"]

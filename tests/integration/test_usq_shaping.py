@@ -15,17 +15,15 @@ own; each share test checks that the pacer was what held the tenants
 back.
 """
 import json
-import os
 import re
 import shlex
 
 import pytest
 
 from sqtools import (CLI, VGLOAD, add_tenants, delta, device_rate,
-                     gid_index, in_cgroup, make_cgroups, stats, tool,
-                     usq_objects,
-                     vgload_client, vgload_result, vgload_server,
-                     window_bytes)
+                     gid_index, in_cgroup, make_cgroups, report, stats,
+                     tool, usq_objects, vgload_client, vgload_result,
+                     vgload_server, window_bytes)
 from testbed import SYSFS, Guest
 from vgcli import cli_json, cli_ok, dev, eventually, port1, tenant_objects
 
@@ -43,15 +41,6 @@ OP_BYTES = 200
 # (assert_paced()): the chunks verbsgate's timer releases are sent on its
 # CPU, where without verbsgate each tenant sends from its own.
 PART = 6
-
-
-def report(title: str, rows: list[str]):
-    text = f"\n### {title}\n\n" + "\n".join(rows) + "\n"
-    print(text)
-    path = os.environ.get("VERBSGATE_REPORT")
-    if path:
-        with open(path, "a") as f:
-            f.write(text)
 
 
 @pytest.fixture

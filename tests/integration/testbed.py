@@ -33,6 +33,8 @@ CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
 RXE_DIR = BUILD_DIR / "rdma_rxe"
 RXE_MODULE = RXE_DIR / "drivers" / "infiniband" / "sw" / "rxe" / "rdma_rxe.ko"
 
+# How long a command may wait to be handed to QEMU (Guest._send()).
+SEND_TIMEOUT = 30
 # Modules the initramfs needs to mount the root over 9p and reach the agent.
 INITRAMFS_MODULES = ["virtio_pci", "9pnet_virtio", "9p", "virtio_console"]
 
@@ -259,17 +261,23 @@ class Guest:
                                      self.console())
                 time.sleep(0.05)
         # The agent may not be listening yet: ping until one ping answers.
-        while True:
-            if time.monotonic() > deadline:
-                self.kill()
-                raise GuestError(f"guest did not boot in {self.boot_timeout} s",
-                                 self.console())
-            rid = self._send("true", 10)
-            try:
-                self._receive(rid, time.monotonic() + 1)
-                break
-            except TimeoutError:
-                continue
+        # Whatever ends the wait but an answer, the guest is killed, so
+        # that a caller's failed boot never leaves QEMU running.
+        try:
+            while True:
+                if time.monotonic() > deadline:
+                    raise GuestError(
+                        f"guest did not boot in {self.boot_timeout} s",
+                        self.console())
+                rid = self._send("true", 10)
+                try:
+                    self._receive(rid, time.monotonic() + 1)
+                    break
+                except TimeoutError:
+                    continue
+        except BaseException:
+            self.kill()
+            raise
         self.boot_seconds = time.monotonic() - start
         return self
 
@@ -349,6 +357,13 @@ class Guest:
         rid = self._next_id
         self._next_id += 1
         line = json.dumps({"id": rid, "cmd": cmd, "timeout": timeout}) + "\n"
+        # _receive() leaves the socket with the timeout of its last wait,
+        # which can be a few microseconds; a send with a timeout first
+        # waits that long for the socket to be writable, and one that
+        # short can expire before it looks: "timed out" from a socket
+        # with room (a spare guest's boot failed so, and left QEMU
+        # running through the rest of a CI run).
+        self.sock.settimeout(SEND_TIMEOUT)
         self.sock.sendall(line.encode())
         return rid
 

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Wire mode of the test bed (tests/integration/wire.py): RDMA traffic from
+# rxe0 (vg0, 10.77.0.1) to a second device, rxe1 on vg1 (10.77.0.2),
+# crosses the veth pair instead of rxe's loopback, and each end's egress
+# is a port: a token bucket at the line rate with a bounded queue.
+#
+#   wire.sh up RATE LIMIT   e.g. wire.sh up 200mbit 256kb
+#   wire.sh down            back to the base state (network.sh)
+#
+# Both addresses are local, so the kernel would deliver 10.77.0.1 ->
+# 10.77.0.2 through lo. Two rules for locally generated packets (iif lo)
+# send them out of vg0, and the replies out of vg1, before the local
+# table, which moves behind them; each end accepts packets from the
+# other's local address (accept_local) whose reverse route is not the
+# interface they came in on (rp_filter off).
+set -eu
+
+up() {
+	rdma link add rxe1 type rxe netdev vg1
+	for c in all vg0 vg1; do
+		sysctl -qw "net.ipv4.conf.$c.rp_filter=0" \
+			"net.ipv4.conf.$c.accept_local=1"
+	done
+	ip rule add pref 100 iif lo from 10.77.0.1 to 10.77.0.2 lookup 100
+	ip rule add pref 101 iif lo from 10.77.0.2 to 10.77.0.1 lookup 101
+	ip rule add pref 1000 lookup local
+	ip rule del pref 0 lookup local
+	ip route add 10.77.0.2 dev vg0 src 10.77.0.1 table 100
+	ip route add 10.77.0.1 dev vg1 src 10.77.0.2 table 101
+	# The burst is two 16 KB (GSO-sized) buffers: enough to run at the
+	# rate, too little to hide a burst from the queue.
+	for d in vg0 vg1; do
+		tc qdisc add dev "$d" root tbf rate "$1" burst 32kb limit "$2"
+	done
+}
+
+down() {
+	rdma link delete rxe1 2>/dev/null || true
+	for d in vg0 vg1; do
+		tc qdisc del dev "$d" root 2>/dev/null || true
+	done
+	ip rule add pref 0 lookup local 2>/dev/null || true
+	ip rule del pref 1000 lookup local 2>/dev/null || true
+	ip rule del pref 100 2>/dev/null || true
+	ip rule del pref 101 2>/dev/null || true
+	ip route flush table 100 2>/dev/null || true
+	ip route flush table 101 2>/dev/null || true
+	# rp_filter stays off, the kernel's default and the base state's.
+	for c in all vg0 vg1; do
+		sysctl -qw "net.ipv4.conf.$c.accept_local=0"
+	done
+}
+
+case "${1:-}" in
+up)	shift; up "$@" ;;
+down)	down ;;
+*)	echo "usage: wire.sh up RATE LIMIT | down" >&2; exit 2 ;;
+esac
