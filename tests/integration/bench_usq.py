@@ -61,12 +61,16 @@ LOADS = {"64 B WRITE": ("--op write --size 64 --depth 16", "mops", "Mops/s"),
          "1 MB WRITE": ("--mode bw", "gbps", "Gbit/s")}
 
 
-def run(g: Guest, port: int, args: str, key: str) -> tuple[float, float]:
-    """The load's throughput and its operations' median latency, µs."""
+def run(g: Guest, port: int, args: str, key: str, seconds: int = SECONDS,
+        during=None) -> tuple[float, float]:
+    """The load's throughput and its operations' median latency, µs;
+    during(), if given, is called while the load runs."""
     vgload_server(g, port, 1)
     log = f"/tmp/bench-usq-{port}.log"
-    vgload_client(g, "bench", port, f"--duration {SECONDS} {args}", log)
-    res = vgload_result(g, log, SECONDS + 60)
+    vgload_client(g, "bench", port, f"--duration {seconds} {args}", log)
+    if during:
+        during()
+    res = vgload_result(g, log, seconds + 60)
     assert res["ok"], res
     g.run("pkill -x vgload; sleep 0.5")
     return res["total"][key], res["total"]["lat_us"]["p50"]
@@ -145,26 +149,22 @@ def table(got: dict, what: str) -> str:
 
 def count_instructions() -> dict[str, insnprof.Profile]:
     """Each condition's kernel instructions during the 64 B load."""
-    counter = insnprof.InsnCounter()
-    args = LOADS["64 B WRITE"][0]
+    args, key, _ = LOADS["64 B WRITE"]
     got = {}
-    with Guest(smp=1, slub_debug=False,
-               qemu_args=counter.qemu_args()) as g:
+    with insnprof.InsnCounter() as counter, \
+            Guest(smp=1, slub_debug=False,
+                  qemu_args=counter.qemu_args()) as g:
         make_cgroups(g, ["bench"])
         for port, c in enumerate(CONDITIONS, 18950):
+            def profile(c=c):
+                g.run("sleep 2")
+                before = counter.snapshot()
+                g.run("sleep 4")
+                got[c] = insnprof.Profile(before, counter.snapshot(),
+                                          insnprof.kernel_symbols(g))
+
             condition(g, c)
-            vgload_server(g, port, 1)
-            log = f"/tmp/bench-usq-insns-{port}.log"
-            vgload_client(g, "bench", port, f"--duration 8 {args}", log)
-            g.run("sleep 2")
-            before = counter.snapshot()
-            g.run("sleep 4")
-            after = counter.snapshot()
-            got[c] = insnprof.Profile(before, after,
-                                      insnprof.kernel_symbols(g))
-            res = vgload_result(g, log, 70)
-            assert res["ok"], res
-            g.run("pkill -x vgload; sleep 0.5")
+            run(g, port, args, key, seconds=8, during=profile)
         condition(g, "stock")
     return got
 

@@ -13,6 +13,7 @@ import os
 
 import pytest
 
+from sqtools import CGROUPS
 from testbed import Guest, GuestError
 
 SLUB_DEBUG = os.environ.get("VG_SLUB_DEBUG", "1") != "0"
@@ -54,6 +55,11 @@ def reset(g: Guest):
           f"rdma link show {g.rxe_dev}/1 >/dev/null 2>&1 || "
           f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
           check=True)
+    # The agent in the root cgroup and tenant cgroups on every vCPU
+    # again (sqtools.pin_cgroups()).
+    g.run(f"echo $PPID > {CGROUPS}/cgroup.procs && "
+          f"for f in {CGROUPS}/*/cpuset.cpus; do "
+          "[ -f \"$f\" ] && echo > \"$f\"; done; true", check=True)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ runs. Exact with one vCPU; a `rep` string instruction counts once per
 iteration, as TCG executes it (a 224-byte memcpy() counts about 224).
 """
 import bisect
+import shutil
 import time
 from collections import Counter
 from pathlib import Path
@@ -28,6 +29,12 @@ class InsnCounter:
     def __init__(self):
         self.dir = Path(tempfile.mkdtemp(prefix="vg-insns-"))
         self.seq = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def qemu_args(self) -> list[str]:
         return ["-plugin", f"{PLUGIN},dir={self.dir}"]

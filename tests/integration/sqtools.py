@@ -65,6 +65,27 @@ def make_cgroups(g: Guest, names):
           check=True)
 
 
+# The cgroup of the test bed's own processes while tenants are pinned.
+TESTBED_CGROUP = "testbed"
+
+
+def pin_cgroups(g: Guest, cpus: dict[str, str], testbed: str = ""):
+    """Each cgroup (made if missing) on its own vCPUs: cpus maps a name to
+    its cpuset.cpus ("0", "1-2"; "" for the parent's set again). With
+    testbed, the guest's agent, and so every command and server it starts
+    outside a tenant's cgroup, moves to cgroup TESTBED_CGROUP on those
+    vCPUs: otherwise, with the attacker's vCPU busy, the scheduler puts
+    the test bed's own work on the victim's. The test bed's reset
+    (conftest.py) unpins every cgroup and moves the agent back."""
+    make_cgroups(g, [*cpus, TESTBED_CGROUP])
+    g.run(f"echo +cpuset > {CGROUPS}/cgroup.subtree_control", check=True)
+    # The shell's parent is the agent; a populated cgroup refuses "".
+    home = f"{CGROUPS}/{TESTBED_CGROUP}" if testbed else CGROUPS
+    g.run(f"echo $PPID > {home}/cgroup.procs", check=True)
+    for name, c in {**cpus, TESTBED_CGROUP: testbed}.items():
+        g.run(f"echo '{c}' > {CGROUPS}/{name}/cpuset.cpus", check=True)
+
+
 def add_tenants(g: Guest, spec: dict[str, str]):
     """Tenants named after their cgroups: spec maps a name to the rest of
     `tenant add NAME cgroup /NAME ...` (class, weight)."""
@@ -146,7 +167,7 @@ def device_rate(g: Guest, rate: str):
 
 __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
-           "add_tenants",
+           "pin_cgroups", "add_tenants",
            "stats", "delta", "usq_objects", "vgload_server",
            "vgload_client", "vgload_result", "window_bytes", "device_rate",
            "report"]

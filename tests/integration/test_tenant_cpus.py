@@ -1,0 +1,94 @@
+"""Tenants on their own vCPUs (issue #23): the guest has two, and a
+pinned isolation test puts the victim's cgroup on vCPU 0, the attacker's
+on vCPU 1, and the test bed's own processes (the agent, its commands and
+servers) next to the attacker (sqtools.pin_cgroups()), so that what the
+attacker does to the victim goes through the device, not through a CPU
+they share. The check: next to a CPU-only burner (no RDMA) in the
+attacker's cgroup, the victim's tasks wait for a CPU less than 10 % of
+the time and its operation rate and median latency move by less than
+10 %; unpinned, the same burner keeps it waiting a good part of the
+time, which shows that it burns."""
+from sqtools import (CGROUPS, in_cgroup, pin_cgroups, report,
+                     vgload_result)
+from wire import LABEL, Wire, far_server, near_client
+
+# The layout of pinned isolation tests: the test bed's own processes
+# share the attacker's vCPU.
+TENANT_CPUS = {"victim": "0", "attacker": "1"}
+TESTBED_CPUS = "1"
+SECONDS = 12
+VICTIM = f"--op write --size 64 --depth 1 --duration {SECONDS}"
+# One busy process per vCPU: unpinned, three runnable tasks share two
+# vCPUs, and the victim waits about a third of the time.
+BURNERS = 2
+PINNED_WAIT = 0.10
+PINNED_CHANGE = 0.10
+UNPINNED_WAIT = 0.20
+
+
+def cpu_times(g, cgroup: str) -> dict[str, tuple[int, int]]:
+    """By thread of the cgroup: ns it ran and waited runnable
+    (schedstat)."""
+    out = g.run(f"cd {CGROUPS}/{cgroup} && for t in $(cat cgroup.threads); "
+                "do echo $t $(cat /proc/$t/schedstat 2>/dev/null); done; "
+                "true", check=True).out
+    times = {}
+    for line in out.splitlines():
+        tid, *stat = line.split()
+        if len(stat) == 3:
+            times[tid] = (int(stat[0]), int(stat[1]))
+    return times
+
+
+def victim_run(g, port: int, burn: bool) -> tuple[dict, float]:
+    """The victim's result, and the share of its time its threads
+    waited for a CPU while it ran."""
+    if burn:
+        for _ in range(BURNERS):
+            g.spawn(in_cgroup("attacker", "yes"), "/dev/null")
+        g.run("sleep 1")
+    far_server(g, port)
+    near_client(g, "victim", port, VICTIM, "/tmp/cpus-victim.log")
+    g.run("sleep 2")
+    before = cpu_times(g, "victim")
+    g.run("sleep 3")
+    after = cpu_times(g, "victim")
+    # Not polled while it runs (vgload_result() would).
+    g.run(f"sleep {SECONDS - 4}")
+    res = vgload_result(g, "/tmp/cpus-victim.log")
+    g.run("pkill -x yes; pkill -x vgload; sleep 0.5")
+    assert res["ok"], res
+    # The threads that ran through the window.
+    both = before.keys() & after.keys()
+    ran = sum(after[t][0] - before[t][0] for t in both)
+    waited = sum(after[t][1] - before[t][1] for t in both)
+    assert ran > 0, (before, after)
+    return res["total"], waited / (ran + waited)
+
+
+def test_a_cpu_burner_in_a_pinned_neighbour_leaves_the_victim_its_cpu(
+        guest):
+    g = guest
+    with Wire(g):
+        pin_cgroups(g, TENANT_CPUS, TESTBED_CPUS)
+        runs = {"alone, pinned": victim_run(g, 19200, False),
+                "burner next door, pinned": victim_run(g, 19201, True)}
+        pin_cgroups(g, {name: "" for name in TENANT_CPUS})
+        runs["burner next door, unpinned"] = victim_run(g, 19202, True)
+    rows = [f"A 64 B WRITE victim (one outstanding) on vCPU 0, {BURNERS} "
+            "CPU burners (`yes`) in the attacker's cgroup on vCPU 1, or "
+            "both cgroups on both vCPUs.", "",
+            "| victim | waited for a CPU | ops/s | p50 µs | p99 µs |",
+            "|---|---|---|---|---|"]
+    for name, (t, wait) in runs.items():
+        rows.append(f"| {name} | {wait:.1%} | {t['mops'] * 1e6:.0f} | "
+                    f"{t['lat_us']['p50']:.0f} | {t['lat_us']['p99']:.0f} |")
+    report(f"Tenant CPU isolation ({LABEL})", rows)
+
+    alone, _ = runs["alone, pinned"]
+    burned, wait = runs["burner next door, pinned"]
+    assert wait < PINNED_WAIT, runs
+    assert abs(burned["mops"] / alone["mops"] - 1) < PINNED_CHANGE, runs
+    assert abs(burned["lat_us"]["p50"] / alone["lat_us"]["p50"] - 1) < \
+        PINNED_CHANGE, runs
+    assert runs["burner next door, unpinned"][1] > UNPINNED_WAIT, runs
