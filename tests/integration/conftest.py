@@ -55,11 +55,17 @@ def reset(g: Guest):
           f"rdma link show {g.rxe_dev}/1 >/dev/null 2>&1 || "
           f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
           check=True)
-    # The agent in the root cgroup and tenant cgroups on every vCPU
-    # again (sqtools.pin_cgroups()).
-    g.run(f"echo $PPID > {CGROUPS}/cgroup.procs && "
-          f"for f in {CGROUPS}/*/cpuset.cpus; do "
-          "[ -f \"$f\" ] && echo > \"$f\"; done; true", check=True)
+    # The agent (this shell's parent) and this shell in the root cgroup,
+    # and every pinned cgroup on every vCPU again (sqtools.pin_cgroups()),
+    # without what a failed test left running in it.
+    g.run(f"R={CGROUPS}; echo $PPID > $R/cgroup.procs && "
+          "echo $$ > $R/cgroup.procs || exit 1; "
+          "for d in $R/*/; do f=${d}cpuset.cpus; "
+          "[ -f $f ] && [ -n \"$(cat $f)\" ] || continue; "
+          "kill -9 $(cat ${d}cgroup.procs) 2>/dev/null; "
+          "for i in $(seq 100); do "
+          "grep -qx 'populated 0' ${d}cgroup.events && break; sleep 0.1; "
+          "done; echo > $f || exit 1; done", check=True)
 
 
 @pytest.fixture

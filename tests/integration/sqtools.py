@@ -86,6 +86,18 @@ def pin_cgroups(g: Guest, cpus: dict[str, str], testbed: str = ""):
         g.run(f"echo '{c}' > {CGROUPS}/{name}/cpuset.cpus", check=True)
 
 
+def empty_cgroups(g: Guest, names):
+    """Kill every process in the cgroups and wait until they are empty
+    (a populated cgroup refuses to be unpinned)."""
+    paths = " ".join(f"{CGROUPS}/{n}" for n in names)
+    g.run(f"for d in {paths}; do [ -d $d ] || continue; "
+          "kill -9 $(cat $d/cgroup.procs) 2>/dev/null; "
+          "for i in $(seq 100); do "
+          "grep -qx 'populated 0' $d/cgroup.events && break; sleep 0.1; "
+          "done; grep -qx 'populated 0' $d/cgroup.events || "
+          "{ echo $d is still populated; exit 1; }; done", check=True)
+
+
 def add_tenants(g: Guest, spec: dict[str, str]):
     """Tenants named after their cgroups: spec maps a name to the rest of
     `tenant add NAME cgroup /NAME ...` (class, weight)."""
@@ -167,7 +179,7 @@ def device_rate(g: Guest, rate: str):
 
 __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
-           "pin_cgroups", "add_tenants",
+           "pin_cgroups", "empty_cgroups", "add_tenants",
            "stats", "delta", "usq_objects", "vgload_server",
            "vgload_client", "vgload_result", "window_bytes", "device_rate",
            "report"]

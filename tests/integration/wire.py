@@ -40,8 +40,12 @@ class Wire:
             raise AssertionError(f"wire.sh up: {res.out}")
         return self
 
-    def __exit__(self, *exc):
-        self.g.run(f"{WIRE_SH} down", check=True)
+    def __exit__(self, exc_type, *exc):
+        # A process with rxe1 open would hold up its deletion, in the
+        # kernel, where the agent cannot end it.
+        self.g.run("pkill -x vgload; for i in $(seq 100); do "
+                   "pgrep -x vgload >/dev/null || break; sleep 0.1; done")
+        self.g.run(f"{WIRE_SH} down", check=exc_type is None)
 
     def port(self, dev: str = "vg0") -> dict:
         """The port's counters (tc -s): bytes, packets, drops,
