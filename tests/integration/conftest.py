@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from sqtools import CGROUPS
+from sqtools import CGROUPS, empty_cgroups
 from testbed import Guest, GuestError
 
 SLUB_DEBUG = os.environ.get("VG_SLUB_DEBUG", "1") != "0"
@@ -58,14 +58,13 @@ def reset(g: Guest):
     # The agent (this shell's parent) and this shell in the root cgroup,
     # and every pinned cgroup on every vCPU again (sqtools.pin_cgroups()),
     # without what a failed test left running in it.
-    g.run(f"R={CGROUPS}; echo $PPID > $R/cgroup.procs && "
-          "echo $$ > $R/cgroup.procs || exit 1; "
-          "for d in $R/*/; do f=${d}cpuset.cpus; "
-          "[ -f $f ] && [ -n \"$(cat $f)\" ] || continue; "
-          "kill -9 $(cat ${d}cgroup.procs) 2>/dev/null; "
-          "for i in $(seq 100); do "
-          "grep -qx 'populated 0' ${d}cgroup.events && break; sleep 0.1; "
-          "done; echo > $f || exit 1; done", check=True)
+    pinned = g.run(f"cd {CGROUPS} && echo $PPID > cgroup.procs && "
+                   "echo $$ > cgroup.procs || exit 1; for d in */; do "
+                   "[ -n \"$(cat $d/cpuset.cpus 2>/dev/null)\" ] && "
+                   "echo ${d%/}; done; true", check=True).out.split()
+    empty_cgroups(g, pinned)
+    for name in pinned:
+        g.run(f"echo > {CGROUPS}/{name}/cpuset.cpus", check=True)
 
 
 @pytest.fixture

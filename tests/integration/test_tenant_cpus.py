@@ -11,7 +11,7 @@ time, which shows that it burns."""
 from statistics import median
 
 from sqtools import (CGROUPS, empty_cgroups, in_cgroup, pin_cgroups,
-                     report, vgload_result)
+                     report, stop_vgload, vgload_result)
 from wire import LABEL, Wire, far_server, near_client
 
 # The layout of pinned isolation tests: the test bed's own processes
@@ -60,8 +60,7 @@ def victim_run(g, port: int, burn: bool) -> tuple[dict, float]:
         res = vgload_result(g, "/tmp/cpus-victim.log")
     finally:
         # The far server too, which runs in the test bed's cgroup.
-        g.run("pkill -x vgload; for i in $(seq 100); do "
-              "pgrep -x vgload >/dev/null || break; sleep 0.1; done")
+        stop_vgload(g)
         empty_cgroups(g, TENANT_CPUS)
     assert res["ok"], res
     # The threads that ran through the window.
