@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from sqtools import CGROUPS
+from sqtools import CGROUPS, empty_cgroups
 from testbed import Guest, GuestError
 
 SLUB_DEBUG = os.environ.get("VG_SLUB_DEBUG", "1") != "0"
@@ -55,11 +55,16 @@ def reset(g: Guest):
           f"rdma link show {g.rxe_dev}/1 >/dev/null 2>&1 || "
           f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
           check=True)
-    # The agent in the root cgroup and tenant cgroups on every vCPU
-    # again (sqtools.pin_cgroups()).
-    g.run(f"echo $PPID > {CGROUPS}/cgroup.procs && "
-          f"for f in {CGROUPS}/*/cpuset.cpus; do "
-          "[ -f \"$f\" ] && echo > \"$f\"; done; true", check=True)
+    # The agent (this shell's parent) and this shell in the root cgroup,
+    # and every pinned cgroup on every vCPU again (sqtools.pin_cgroups()),
+    # without what a failed test left running in it.
+    pinned = g.run(f"cd {CGROUPS} && echo $PPID > cgroup.procs && "
+                   "echo $$ > cgroup.procs || exit 1; for d in */; do "
+                   "[ -n \"$(cat $d/cpuset.cpus 2>/dev/null)\" ] && "
+                   "echo ${d%/}; done; true", check=True).out.split()
+    empty_cgroups(g, pinned)
+    for name in pinned:
+        g.run(f"echo > {CGROUPS}/{name}/cpuset.cpus", check=True)
 
 
 @pytest.fixture

@@ -86,6 +86,20 @@ def pin_cgroups(g: Guest, cpus: dict[str, str], testbed: str = ""):
         g.run(f"echo '{c}' > {CGROUPS}/{name}/cpuset.cpus", check=True)
 
 
+def empty_cgroups(g: Guest, names):
+    """Kill every process in the cgroups and wait until they are empty
+    (a populated cgroup refuses to be unpinned)."""
+    if not names:
+        return
+    paths = " ".join(f"{CGROUPS}/{n}" for n in names)
+    g.run(f"for d in {paths}; do [ -d $d ] || continue; "
+          "kill -9 $(cat $d/cgroup.procs) 2>/dev/null; "
+          "for i in $(seq 100); do "
+          "grep -qx 'populated 0' $d/cgroup.events && break; sleep 0.1; "
+          "done; grep -qx 'populated 0' $d/cgroup.events || "
+          "{ echo $d is still populated; exit 1; }; done", check=True)
+
+
 def add_tenants(g: Guest, spec: dict[str, str]):
     """Tenants named after their cgroups: spec maps a name to the rest of
     `tenant add NAME cgroup /NAME ...` (class, weight)."""
@@ -121,11 +135,20 @@ def vgload_server(g: Guest, port: int, sessions: int, dev: str = "") -> int:
 
 
 def vgload_client(g: Guest, cgroup: str, port: int, args: str,
-                  log: str) -> int:
-    """A vgload client in cgroup, in the background, JSON to log; returns
-    the pid of the shell that runs it."""
-    return g.spawn(in_cgroup(cgroup, f"{VGLOAD} client {g.ip} --port {port} "
-                             f"--json --interval 1 {args}"), log)
+                  log: str, server: str = "", interval: int = 1) -> int:
+    """A vgload client in cgroup, in the background, JSON to log, to the
+    server at @server (default: the guest's address) with a report every
+    @interval seconds (0: none); returns the pid of the shell that runs
+    it."""
+    return g.spawn(in_cgroup(cgroup, f"{VGLOAD} client {server or g.ip} "
+                             f"--port {port} --json --interval {interval} "
+                             f"{args}"), log)
+
+
+def stop_vgload(g: Guest):
+    """End every vgload process and wait until they are gone."""
+    g.run("pkill -x vgload; for i in $(seq 100); do "
+          "pgrep -x vgload >/dev/null || break; sleep 0.1; done")
 
 
 def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
@@ -167,7 +190,7 @@ def device_rate(g: Guest, rate: str):
 
 __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
-           "pin_cgroups", "add_tenants",
+           "pin_cgroups", "empty_cgroups", "add_tenants",
            "stats", "delta", "usq_objects", "vgload_server",
-           "vgload_client", "vgload_result", "window_bytes", "device_rate",
+           "vgload_client", "stop_vgload", "vgload_result", "window_bytes", "device_rate",
            "report"]

@@ -10,7 +10,7 @@ port. guest/wire.sh sets it up and takes it down.
 """
 import json
 
-from sqtools import VGLOAD, in_cgroup, vgload_server
+from sqtools import stop_vgload, vgload_client, vgload_server
 from testbed import REPO, Guest
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
@@ -40,8 +40,11 @@ class Wire:
             raise AssertionError(f"wire.sh up: {res.out}")
         return self
 
-    def __exit__(self, *exc):
-        self.g.run(f"{WIRE_SH} down", check=True)
+    def __exit__(self, exc_type, *exc):
+        # A process with rxe1 open would hold up its deletion, in the
+        # kernel, where the agent cannot end it.
+        stop_vgload(self.g)
+        self.g.run(f"{WIRE_SH} down", check=exc_type is None)
 
     def port(self, dev: str = "vg0") -> dict:
         """The port's counters (tc -s): bytes, packets, drops,
@@ -60,6 +63,5 @@ def near_client(g: Guest, cgroup: str, port: int, args: str,
                 log: str) -> int:
     """A vgload client on rxe0 in cgroup, to the far server, JSON to
     log."""
-    return g.spawn(in_cgroup(cgroup, f"{VGLOAD} client {FAR_ADDR} "
-                             f"--dev {g.rxe_dev} --port {port} --json "
-                             f"--interval 0 {args}"), log)
+    return vgload_client(g, cgroup, port, f"--dev {g.rxe_dev} {args}", log,
+                         server=FAR_ADDR, interval=0)
