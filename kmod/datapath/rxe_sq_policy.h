@@ -17,7 +17,9 @@
  *   then on:
  *
  *   - rxe copies each WQE the user writes into the shared ring to a
- *     kernel-private ring before anything looks at it. The policy and the
+ *     kernel-private ring before anything looks at it: what rxe reads of
+ *     it (wr, iova, dma.length, dma.num_sge and the SGEs or inline bytes
+ *     it names; a connected QP's WQE without wr.ud). The policy and the
  *     requester see only that copy, so later writes to the shared ring
  *     change nothing. rxe initialises the copy's execution state (state,
  *     status, dma.resid, dma.cur_sge, dma.sge_offset) itself and checks

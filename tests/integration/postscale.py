@@ -244,14 +244,3 @@ def table(m: Measurement) -> str:
         "",
     ])
 
-
-def report(request, tmp_path, text: str):
-    """Print the table and keep it the way the measuring tests do:
-    report.md in tmp_path, appended to $VERBSGATE_REPORT if set."""
-    print("\n" + text)
-    (tmp_path / "report.md").write_text(text)
-    request.node.user_properties.append(("report", text))
-    if os.environ.get("VERBSGATE_REPORT"):
-        with open(os.environ["VERBSGATE_REPORT"], "a") as f:
-            f.write(f"\n<!-- {request.node.nodeid}, "
-                    f"{time.strftime('%Y-%m-%d %H:%M:%S')} -->\n{text}")

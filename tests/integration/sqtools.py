@@ -172,15 +172,33 @@ def window_bytes(result: dict, first: int, last: int) -> int:
                if first <= i["t_start_s"] < last)
 
 
+def append_report(text: str, source: str = ""):
+    """Appends a section of measured figures to $VERBSGATE_REPORT if set
+    (the CI's report), after a comment naming @source and the time."""
+    path = os.environ.get("VERBSGATE_REPORT")
+    if not path:
+        return
+    with open(path, "a") as f:
+        if source:
+            f.write(f"\n<!-- {source}, {time.strftime('%Y-%m-%d %H:%M:%S')} -->")
+        f.write(text)
+
+
 def report(title: str, rows: list[str]):
     """Prints a Markdown section of measured figures, and appends it to
-    $VERBSGATE_REPORT if set (the CI's report)."""
+    the CI's report."""
     text = f"\n### {title}\n\n" + "\n".join(rows) + "\n"
     print(text)
-    path = os.environ.get("VERBSGATE_REPORT")
-    if path:
-        with open(path, "a") as f:
-            f.write(text)
+    append_report(text)
+
+
+def keep_report(request, tmp_path, text: str):
+    """Prints a measuring test's table and keeps it: report.md in
+    tmp_path, the test's user properties, and the CI's report."""
+    print("\n" + text)
+    (tmp_path / "report.md").write_text(text)
+    request.node.user_properties.append(("report", text))
+    append_report("\n" + text, request.node.nodeid)
 
 
 def device_rate(g: Guest, rate: str):

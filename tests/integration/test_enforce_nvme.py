@@ -32,6 +32,7 @@ import pytest
 
 import fio
 import nvme
+from sqtools import keep_report
 from testbed import CLI, REPO, Guest
 from vgcli import cli_json, cli_ok, eventually, tenant_objects
 
@@ -132,14 +133,7 @@ def report(request, tmp_path, title: str, header: list, rows: list,
              "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     lines += [""] + [f"- {n}" for n in notes]
-    text = "\n".join(lines) + "\n"
-    print("\n" + text)
-    (tmp_path / "report.md").write_text(text)
-    request.node.user_properties.append(("report", text))
-    if os.environ.get("VERBSGATE_REPORT"):
-        with open(os.environ["VERBSGATE_REPORT"], "a") as f:
-            f.write(f"\n<!-- {request.node.nodeid}, "
-                    f"{time.strftime('%Y-%m-%d %H:%M:%S')} -->\n{text}")
+    keep_report(request, tmp_path, "\n".join(lines) + "\n")
 
 
 def path_stats(dev: str) -> str:

@@ -12,6 +12,7 @@ FILE); `make bench-post` prints the same table with the target of
 docs/performance.md.
 """
 import postscale
+from sqtools import keep_report
 
 # Two posters without verbsgate must beat one by this much, or the test
 # bed cannot show parallel posting at all: an idle host gives 1.8 to 2;
@@ -25,7 +26,7 @@ NOT_SERIAL = 1.15
 
 def test_two_posters_are_not_serialised(guest, request, tmp_path):
     m = postscale.measure(guest)
-    postscale.report(request, tmp_path, postscale.table(m))
+    keep_report(request, tmp_path, postscale.table(m))
     # Every WR went through the shaper, split, not the fast path.
     assert m.tx_wrs and m.split_wrs == m.tx_wrs, \
         f"{m.tx_wrs} WRs, {m.split_wrs} split: the posters' WRs were not " \

@@ -451,6 +451,27 @@ def test_garbage_producer_index_leaves_the_kernel_well(governed):
     assert g.unload_verbsgate().ok
 
 
+@pytest.mark.parametrize("opcode", [0x20, 0x7fffffff],
+                         ids=["reg_mr", "past_the_table"])
+def test_forged_opcode_fails_only_its_wqe(governed, opcode):
+    """A process rewrites a WQE's opcode in its ring to REG_MR, whose
+    wr.reg.mr the kernel takes for a struct ib_mr pointer (here a
+    non-canonical address), or to one past rxe's opcode table. Stock
+    rxe dereferences the address, or reads far outside the table, and
+    oopses; the patched driver, without verbsgate and governed,
+    completes the WQE with a local QP operation error and stays well
+    (the test bed fails a test whose guest logs an oops)."""
+    g = governed
+    mode = f"opcode {opcode:#x}"
+    free = attack_ungoverned(g, "forged", mode)
+    paced = attack(g, "forged", mode)
+    print(f"\nungoverned: {free}\ngoverned: {paced}")
+    for out in (free, paced):
+        assert out["completed"] == 0 and out["errors"] == 1, out
+        assert out["status"] == "local QP operation error", out
+    assert stats(g)["forged"]["tx_wrs"] == 1
+
+
 def test_wqe_without_doorbell_waits_its_turn(governed):
     """vg_nodoorbell writes a small WRITE without ringing the doorbell
     behind a 16 MB WRITE: rxe's requester, running for the big one, takes

@@ -29,6 +29,14 @@
  *	      and rings the doorbell. Prints what completed within 2 s and
  *	      the first error status: what executes of the stale slots is
  *	      up to the kernel, which must stay well.
+ *  opcode OP A WRITE is written to the ring, its doorbell kept back;
+ *	      its opcode is then set to OP and the first 8 bytes of its wr
+ *	      union, where a kernel REG_MR WQE (opcode 0x20, which librxe
+ *	      never writes) keeps a struct ib_mr pointer, to a
+ *	      non-canonical address; then the doorbell. Prints what
+ *	      completed within 2 s and the first error status: rxe must
+ *	      complete it with an error and neither dereference the address
+ *	      nor read outside its opcode table.
  *  fork N CG A forks; the child moves itself to cgroup directory CG and
  *	      posts N 1 MB WRITEs on A. Its WQEs land in the ring, but the
  *	      kernel refuses the doorbell of a process whose credentials are
@@ -39,7 +47,8 @@
  *
  * Prints one JSON object; exits 0 unless a verb failed (2).
  *
- *   vg_usqattack DEV GID_INDEX rewrite | flood N S | garbage | fork N CG
+ *   vg_usqattack DEV GID_INDEX rewrite | flood N S | garbage | opcode OP |
+ *		  fork N CG
  */
 #define _GNU_SOURCE
 #include <rdma/rdma_user_rxe.h>
@@ -275,6 +284,29 @@ static int mode_garbage(struct ctx *c)
 	return 0;
 }
 
+static int mode_opcode(struct ctx *c, unsigned int op)
+{
+	struct rxe_queue_buf *q;
+	struct rxe_send_wqe *w;
+	int errors, done;
+	char st[64];
+
+	swallow = 1;
+	post_write(c->qa, c->mr, c->buf, c->buf + MB, SMALL_LEN, MARKER);
+	swallow = 0;
+	q = find_sq(MARKER);
+	w = slot(q, q->producer_index - 1);
+	w->wr.opcode = op;
+	w->wr.wr.mw.addr = 0xdead000000000000ull;
+	__sync_synchronize();
+	ring_doorbell();
+	done = collect(c, 2000, 1, &errors, st, sizeof(st));
+	printf("{\"mode\": \"opcode\", \"opcode\": %u, ", op);
+	printf("\"completed\": %d, \"errors\": %d, \"status\": \"%s\"}\n",
+	       done, errors, st);
+	return 0;
+}
+
 static int mode_fork(struct ctx *c, int n, const char *cgroup)
 {
 	int errors, done, status, i, err = 0;
@@ -324,10 +356,12 @@ int main(int argc, char **argv)
 		return mode_flood(&c, atoi(argv[4]), atol(argv[5]));
 	if (!strcmp(argv[3], "garbage") && argc == 4)
 		return mode_garbage(&c);
+	if (!strcmp(argv[3], "opcode") && argc == 5)
+		return mode_opcode(&c, strtoul(argv[4], NULL, 0));
 	if (!strcmp(argv[3], "fork") && argc == 6)
 		return mode_fork(&c, atoi(argv[4]), argv[5]);
 usage:
-	fprintf(stderr, "usage: %s DEV GID_INDEX rewrite | flood N S | garbage | fork N CG\n",
-		argv[0]);
+	fprintf(stderr, "usage: %s DEV GID_INDEX rewrite | flood N S | garbage | %s\n",
+		argv[0], "opcode OP | fork N CG");
 	return 2;
 }
