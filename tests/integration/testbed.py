@@ -399,8 +399,10 @@ class Guest:
         """
         if not self.alive():
             raise GuestError("guest is not running", self.console())
-        rid = self._send(cmd, timeout)
         try:
+            # A send that times out is an agent that stopped reading:
+            # as much a hang as a reply that does not come.
+            rid = self._send(cmd, timeout)
             reply = self._receive(rid, time.monotonic() + timeout +
                                   self.reply_grace)
         except TimeoutError:
