@@ -12,6 +12,8 @@
 #   make bench-usq  a governed user QP's cost: stock rdma_rxe against the
 #                   patched one without and with verbsgate, in the
 #                   emulated test bed
+#   make wire-sweep a latency tenant next to a paced stream on the wire,
+#                   per pacing setting, with and without the port queue
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
 #   make rxe-conformance  rdma-core's test suite on stock and patched rxe
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
@@ -30,7 +32,7 @@ PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
-	rxe rxe-conformance usq-full bench-nvme fuzz insncount
+	rxe rxe-conformance usq-full bench-nvme fuzz insncount wire-sweep
 
 all: module userspace
 
@@ -147,6 +149,13 @@ bench-nvme: deps
 	VG_SLUB_DEBUG=0 VG_OVERHEAD_ROUNDS=3 VG_OVERHEAD_SECONDS=10 \
 		$(PYTHON) -m pytest -v -rP \
 		tests/integration/test_enforce_nvme.py -k overhead
+
+# The victim's p99 next to a stream paced by verbsgate on the wire, per
+# VG_WIRE_SETTINGS (maxrate/chunk/burst), medians of VG_WIRE_ROUNDS (3);
+# Markdown to stdout and $(BUILD)/wire.md; about 10 minutes.
+wire-sweep: deps
+	$(MAKE) all rxe
+	$(PYTHON) tests/integration/wire_sweep.py
 
 # The netlink fuzzer with 100 000 messages (CI sends 30 000).
 fuzz: deps

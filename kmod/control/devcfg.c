@@ -5,9 +5,10 @@
  * Each attached device carries a struct vg_ctrl (core/ctrl.h: MaxRate,
  * latency target, AIMD step and period, chunk sizes; Rmin, SafeUtil and the
  * current chunk size derived from them and from the tenants' weights), a
- * token cost model (core/token.h) and an enforcement switch, all under the
- * device's ctrl_lock. Defaults come from the port: MaxRate is its data
- * rate, the largest chunk its largest message.
+ * token cost model (core/token.h), its ports' pacer burst and an
+ * enforcement switch, all under the device's ctrl_lock. Defaults come from
+ * the port: MaxRate is its data rate, the largest chunk its largest
+ * message.
  *
  * A change is validated on a copy, with the core's own checks, and
  * committed in one critical section, so it applies completely or not at
@@ -126,6 +127,7 @@ static void vg_devcfg_publish_locked(struct vg_device *dev)
 	lockdep_assert_held(&dev->ctrl_lock);
 
 	struct vg_shaper_settings set = {
+		.burst = dev->burst,
 		.chunk = dev->ctrl.chunk,
 		.enforce = dev->enforce,
 		.cost = dev->cost,
@@ -249,6 +251,7 @@ void vg_devcfg_init(struct vg_device *dev)
 	vg_cost_model_default(&dev->cost);
 	dev->step_auto = true;
 	dev->max_rate_set = false;
+	dev->burst = VG_SHAPER_BURST;
 	dev->enforce = true;
 	dev->user_qps = VERBSGATE_USER_QPS_ALLOW;
 	dev->ref_p99_ns = 0;
@@ -298,6 +301,7 @@ void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v)
 	v->step_auto = dev->step_auto;
 	v->enforce = dev->enforce;
 	v->user_qps = dev->user_qps;
+	v->burst = dev->burst;
 	v->ref_p99_ns = dev->ref_p99_ns;
 	memcpy(v->link_rate, dev->link_rate, sizeof(v->link_rate));
 	spin_unlock_bh(&dev->ctrl_lock);
@@ -458,6 +462,13 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		v.enforce = c->enforce;
 	if (c->set & VG_DC_USER_QPS)
 		v.user_qps = c->user_qps;
+	if (c->set & VG_DC_BURST) {
+		if (c->burst > VG_SHAPER_BURST_MAX) {
+			NL_SET_ERR_MSG(extack, "burst above 64 MiB");
+			return -ERANGE;
+		}
+		v.burst = c->burst;
+	}
 
 	/* The core's own rules, on the complete result. */
 	ret = vg_ctrl_check_cfg(cfg);
@@ -473,6 +484,7 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		dev->step_auto = v.step_auto;
 		dev->enforce = v.enforce;
 		WRITE_ONCE(dev->user_qps, v.user_qps);
+		dev->burst = v.burst;
 		if (c->set & VG_DC_MAX_RATE)
 			dev->max_rate_set = true;
 		vg_devcfg_publish_locked(dev);

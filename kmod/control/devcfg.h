@@ -24,6 +24,7 @@
 #define VG_DC_LAT_EACH		BIT(8)
 #define VG_DC_ENFORCE		BIT(9)
 #define VG_DC_USER_QPS		BIT(10)
+#define VG_DC_BURST		BIT(11)
 
 /* New cost of one operation class; unset parts keep their value. */
 struct vg_opcost_change {
@@ -50,6 +51,7 @@ struct vg_opcost_change {
  * @lat_each: Rmin sums every latency tenant's weight
  * @enforce: pace and split this device's QPs
  * @user_qps: enum verbsgate_user_qps
+ * @burst: depth of the ports' pacer buckets, token bytes
  */
 struct vg_devcfg_change {
 	u32 set;
@@ -66,6 +68,7 @@ struct vg_devcfg_change {
 	bool lat_each;
 	bool enforce;
 	u32 user_qps;
+	u32 burst;
 };
 
 /*
@@ -79,6 +82,7 @@ struct vg_devcfg_view {
 	bool max_rate_set;
 	bool enforce;
 	u32 user_qps;
+	u32 burst;
 	u64 ref_p99_ns;
 	u64 link_rate[VG_SHAPER_MAX_PORTS];
 };

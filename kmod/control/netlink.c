@@ -62,6 +62,10 @@ static struct netlink_range_validation vg_chunk_range = {
 	.max = VG_SPLIT_MAX_CHUNK,
 };
 
+static struct netlink_range_validation vg_burst_range = {
+	.max = VG_SHAPER_BURST_MAX,
+};
+
 static struct netlink_range_validation vg_ppm_range = {
 	.max = VG_PPM,
 };
@@ -145,6 +149,8 @@ static const struct nla_policy vg_dev_set_policy[VERBSGATE_ATTR_MAX + 1] = {
 	[VERBSGATE_ATTR_DEV_ENFORCE] = NLA_POLICY_MAX(NLA_U8, 1),
 	[VERBSGATE_ATTR_DEV_USER_QPS] =
 		NLA_POLICY_MAX(NLA_U8, VERBSGATE_USER_QPS_MAX),
+	[VERBSGATE_ATTR_DEV_BURST] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_burst_range),
 };
 
 static const struct nla_policy vg_tenant_add_policy[VERBSGATE_ATTR_MAX + 1] = {

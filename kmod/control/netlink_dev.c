@@ -146,6 +146,7 @@ static int vg_nl_put_devcfg(struct sk_buff *skb, struct vg_device *dev)
 		       !!(cfg->flags & VG_CTRL_LAT_EACH)) ||
 	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_ENFORCE, v->enforce) ||
 	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_USER_QPS, v->user_qps) ||
+	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_BURST, v->burst) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_MAX_CHUNK, cfg->max_chunk) ||
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_SAFE_UTIL, v->ctrl.safe) ||
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_RMIN, v->ctrl.rmin) ||
@@ -452,6 +453,10 @@ static int vg_nl_parse_devcfg(struct nlattr **attrs,
 	if (attrs[VERBSGATE_ATTR_DEV_USER_QPS]) {
 		c->user_qps = nla_get_u8(attrs[VERBSGATE_ATTR_DEV_USER_QPS]);
 		c->set |= VG_DC_USER_QPS;
+	}
+	if (attrs[VERBSGATE_ATTR_DEV_BURST]) {
+		c->burst = nla_get_u32(attrs[VERBSGATE_ATTR_DEV_BURST]);
+		c->set |= VG_DC_BURST;
 	}
 	if (!c->set) {
 		NL_SET_ERR_MSG(extack, "no device setting given");

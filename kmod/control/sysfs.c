@@ -105,6 +105,7 @@ VG_DEVCFG_ATTR(max_chunk, "%u", v.ctrl.cfg.max_chunk);
 VG_DEVCFG_ATTR(chunk_nolat, "%u", v.ctrl.cfg.chunk_nolat);
 VG_DEVCFG_ATTR(lat_each, "%d", !!(v.ctrl.cfg.flags & VG_CTRL_LAT_EACH));
 VG_DEVCFG_ATTR(enforce, "%d", v.enforce);
+VG_DEVCFG_ATTR(burst, "%u", v.burst);
 VG_DEVCFG_ATTR(user_qps, "%s",
 	       v.user_qps == VERBSGATE_USER_QPS_DENY ? "deny" : "allow");
 VG_DEVCFG_ATTR(op_bytes_data, "%u", v.cost.cls[VG_OPC_DATA].bytes);
@@ -217,6 +218,7 @@ static struct attribute *vg_device_attrs[] = {
 	&chunk_table_attr.attr,
 	&lat_each_attr.attr,
 	&enforce_attr.attr,
+	&burst_attr.attr,
 	&op_bytes_data_attr.attr,
 	&op_units_data_attr.attr,
 	&op_bytes_atomic_attr.attr,

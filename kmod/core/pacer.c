@@ -20,6 +20,15 @@ int vg_pacer_set_rates(struct vg_pacer *p, u64 byte_rate, u64 op_rate)
 	return 0;
 }
 
+int vg_pacer_set_burst(struct vg_pacer *p, u64 burst_bytes)
+{
+	if (burst_bytes > VG_COST_MAX)
+		return -ERANGE;
+	p->burst_bytes = burst_bytes;
+	vg_pacer_burst_ns(p);
+	return 0;
+}
+
 int vg_pacer_init(struct vg_pacer *p, const struct vg_pacer_cfg *cfg, u64 now)
 {
 	int ret;

@@ -70,6 +70,19 @@ int vg_pacer_init(struct vg_pacer *p, const struct vg_pacer_cfg *cfg, u64 now);
 int vg_pacer_set_rates(struct vg_pacer *p, u64 byte_rate, u64 op_rate);
 
 /**
+ * vg_pacer_set_burst() - change the byte bucket's depth
+ * @p: pacer
+ * @burst_bytes: new depth, <= VG_COST_MAX; 0: every chunk waits for its
+ *	own tokens (one chunk may still leave an idle pacer at once)
+ *
+ * Tokens already saved beyond the new depth are dropped at the next
+ * charge; a deeper bucket fills at the rate, not at once.
+ *
+ * Return: 0, or -ERANGE (pacer unchanged). Any context.
+ */
+int vg_pacer_set_burst(struct vg_pacer *p, u64 burst_bytes);
+
+/**
  * vg_pacer_next() - earliest time the next chunk may depart
  * @p: pacer
  *

@@ -45,6 +45,7 @@ struct vg_qp;
  * @link_rate: each port's link rate in bytes/s, index 0 the first port,
  *	0 if unknown or not queried yet (the ports' pacers run at the same
  *	fraction of theirs, devcfg.c)
+ * @burst: depth of each port pacer's byte bucket, token bytes
  * @enforce: verbsgate paces and splits this device's QPs
  * @user_qps: enum verbsgate_user_qps: whether a process may create a QP
  *	that verbsgate cannot enforce (written under @ctrl_lock, read with
@@ -78,6 +79,7 @@ struct vg_device {
 	bool step_auto;
 	bool max_rate_set;
 	u64 link_rate[VG_SHAPER_MAX_PORTS];
+	u32 burst;
 	bool enforce;
 	u32 user_qps;
 	u64 ref_p99_ns;

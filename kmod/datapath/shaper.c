@@ -57,8 +57,7 @@
 #include "shaper.h"
 #include "usq.h"
 
-/* Token buckets' depth: what an idle device may send back to back. */
-#define VG_BURST_BYTES	(256U << 10)
+/* Op bucket's depth: operations an idle port may post back to back. */
 #define VG_BURST_OPS	256U
 /*
  * How long a chunk whose turn came while another QP's owner posted waits
@@ -357,7 +356,7 @@ static int vg_shaper_port_init(struct vg_shaper_port *pp)
 		.max_qps = VG_SHAPER_MAX_QPS,
 	};
 	struct vg_pacer_cfg pc = {
-		.burst_bytes = VG_BURST_BYTES,
+		.burst_bytes = VG_SHAPER_BURST,
 		.burst_ops = VG_BURST_OPS,
 	};
 	size_t len = vg_sched_mem_size(&cfg);
@@ -372,6 +371,7 @@ static int vg_shaper_port_init(struct vg_shaper_port *pp)
 		return -ENOMEM;
 	for (i = 0; i < VG_MAX_TENANTS; i++)
 		pp->tmap[i] = VG_SCHED_NONE;
+	pp->burst = pc.burst_bytes;
 	if (vg_sched_init(&pp->sched, &cfg, pp->sched_mem, len) ||
 	    vg_pacer_init(&pp->pacer, &pc, ktime_get_ns()))
 		return -ENOMEM;
@@ -453,6 +453,9 @@ void vg_shaper_settings(struct vg_shaper *sh,
 	spin_lock_irqsave(&sh->lock, flags);
 	for (i = 0; i < sh->nports; i++) {
 		pp = &sh->ports[i];
+		if (set->burst != pp->burst &&
+		    !vg_pacer_set_burst(&pp->pacer, set->burst))
+			pp->burst = set->burst;
 		if (set->rate[i] == pp->rate && set->op_rate[i] == pp->op_rate)
 			continue;
 		if (!vg_pacer_set_rates(&pp->pacer, set->rate[i],

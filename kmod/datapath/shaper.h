@@ -40,6 +40,14 @@ struct vg_usq;
  * port, and the device says so (vg_shaper::nports < its port count).
  */
 #define VG_SHAPER_MAX_PORTS	4U
+/*
+ * Depth of each port pacer's byte bucket: what an idle port may send back
+ * to back (the operator's `dev set DEV burst`). The default suits a port
+ * whose transmit buffer holds a few hundred KB; the maximum bounds what
+ * one setting can let loose at once.
+ */
+#define VG_SHAPER_BURST		(256U << 10)
+#define VG_SHAPER_BURST_MAX	(64U << 20)
 /* Chunks one dispatcher run posts before it yields to the hrtimer. */
 #define VG_SHAPER_BUDGET	64U
 /*
@@ -121,6 +129,7 @@ struct vg_shaper_port {
 	struct vg_pacer pacer;
 	u64 rate;
 	u64 op_rate;
+	u32 burst;
 	u32 nsqs;
 	atomic64_t paced_bytes;
 	atomic64_t paced_ops;
@@ -195,11 +204,13 @@ struct vg_shaper {
 
 /*
  * The settings the shaper follows (devcfg.c publishes them); @rate and
- * @op_rate per port, index 0 the device's first port.
+ * @op_rate per port, index 0 the device's first port; @burst each port
+ * pacer's byte bucket depth.
  */
 struct vg_shaper_settings {
 	u64 rate[VG_SHAPER_MAX_PORTS];
 	u64 op_rate[VG_SHAPER_MAX_PORTS];
+	u32 burst;
 	u32 chunk;
 	bool enforce;
 	struct vg_cost_model cost;

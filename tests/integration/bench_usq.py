@@ -48,8 +48,8 @@ import sys
 from collections import defaultdict
 
 import insnprof
-from sqtools import (SQHOLD_MODULE, add_tenants, make_cgroups, vgload_client,
-                     vgload_result, vgload_server)
+from sqtools import (SQHOLD_MODULE, add_tenants, make_cgroups, stop_vgload,
+                     vgload_client, vgload_result, vgload_server)
 from testbed import Guest, GuestError
 
 LABEL = "emulated (rxe in QEMU TCG)"
@@ -72,7 +72,7 @@ def run(g: Guest, port: int, args: str, key: str, seconds: int = SECONDS,
         during()
     res = vgload_result(g, log, seconds + 60)
     assert res["ok"], res
-    g.run("pkill -x vgload; sleep 0.5")
+    stop_vgload(g)
     return res["total"][key], res["total"]["lat_us"]["p50"]
 
 

@@ -208,7 +208,7 @@ def device_rate(g: Guest, rate: str):
 
 __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
-           "pin_cgroups", "empty_cgroups", "add_tenants",
-           "stats", "delta", "usq_objects", "vgload_server",
-           "vgload_client", "stop_vgload", "vgload_result", "window_bytes", "device_rate",
-           "report"]
+           "pin_cgroups", "empty_cgroups", "add_tenants", "stats", "delta",
+           "usq_objects", "vgload_server", "vgload_client", "stop_vgload",
+           "vgload_result", "window_bytes", "append_report", "report",
+           "keep_report", "device_rate"]

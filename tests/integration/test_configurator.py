@@ -21,7 +21,7 @@ DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "port_table"}
 DEV_DETAIL_FIELDS = DEV_FIELDS | {
     "max_rate", "max_ops", "target_p99_ns", "aimd_step", "aimd_period_ns",
-    "chunk_nolat", "chunk_table", "op_costs", "lat_each", "enforce",
+    "burst", "chunk_nolat", "chunk_table", "op_costs", "lat_each", "enforce",
     "user_qps", "max_chunk", "safe_util", "rmin", "chunk_size", "ref_p99_ns",
     "aimd_increases", "aimd_decreases"}
 DEV_STATS_FIELDS = {"index", "name", "safe_util", "rmin", "chunk_size",
@@ -181,11 +181,12 @@ def test_dev_settings_round_trip(guest):
     assert d["chunk_table"] == [{"size": 5120, "util_ppm": 1_000_000}]
     assert d["enforce"] is True and d["lat_each"] is False
     assert d["target_p99_ns"] == 0
+    assert d["burst"] == 256 << 10
     assert d["safe_util"] == d["rmin"] == d["max_rate"]
     assert d["chunk_size"] == d["chunk_nolat"] == 1 << 20
 
     cli_ok(guest, f"dev set {guest.rxe_dev} maxrate 25gbit maxops 30000000 "
-                  "target-p99 8us step 100mbit period 200us "
+                  "target-p99 8us step 100mbit period 200us burst 16k "
                   "chunk-table 2k@40%,5k@100% chunk-nolat 512k "
                   "cost atomic bytes 800 units 3 cost mr units 16 "
                   "latency-weight each enforce off")
@@ -193,7 +194,8 @@ def test_dev_settings_round_trip(guest):
     expect = {
         "max_rate": 3_125_000_000, "max_ops": 30_000_000,
         "target_p99_ns": 8000, "aimd_step": 12_500_000,
-        "aimd_period_ns": 200_000, "chunk_nolat": 512 << 10,
+        "aimd_period_ns": 200_000, "burst": 16 << 10,
+        "chunk_nolat": 512 << 10,
         "chunk_table": [{"size": 2048, "util_ppm": 400_000},
                         {"size": 5120, "util_ppm": 1_000_000}],
         "op_costs": {"data": {"bytes": 200, "units": 1},
@@ -207,7 +209,8 @@ def test_dev_settings_round_trip(guest):
     files = {
         "max_rate": "3125000000", "max_ops": "30000000",
         "target_p99_ns": "8000", "aimd_step": "12500000",
-        "aimd_period_ns": "200000", "chunk_nolat": str(512 << 10),
+        "aimd_period_ns": "200000", "burst": "16384",
+        "chunk_nolat": str(512 << 10),
         "chunk_table": "2048:400000 5120:1000000", "op_bytes_atomic": "800",
         "op_units_atomic": "3", "op_units_mr": "16", "lat_each": "1",
         "enforce": "0", "safe_util": str(d["safe_util"]),
@@ -275,6 +278,8 @@ def test_refused_changes_change_nothing(guest):
          "invalid cost bytes: integer out of range (allowed 0..1048576)"),
         (f"dev set {guest.rxe_dev} period 1ns",
          "invalid period: integer out of range"),
+        (f"dev set {guest.rxe_dev} burst 65m",
+         "invalid burst: integer out of range (allowed 0..67108864)"),
         # All or nothing: a valid setting next to a bad one is not applied.
         (f"dev set {guest.rxe_dev} maxrate 20gbit chunk 64m",
          "size above the device's largest message"),

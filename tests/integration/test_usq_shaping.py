@@ -534,6 +534,38 @@ def test_send_queue_at_the_device_maximum(governed):
     assert wide["tx_wrs"] >= 1000 and wide["split_wrs"] > 0, wide
 
 
+def one_write_after_idle(g: Guest, port: int, burst: str) -> float:
+    """With the device's pacer burst set to @burst and the device idle
+    for two seconds, the time (us) one 1 MB WRITE of tenant "bulk" takes
+    from post to completion."""
+    cli_ok(g, f"dev set {g.rxe_dev} burst {burst}")
+    g.run("sleep 2")
+    vgload_server(g, port, 1)
+    log = f"/tmp/burst-{port}.log"
+    vgload_client(g, "bulk", port, "--op write --size 1M --depth 1 "
+                  "--iters 1", log, interval=0)
+    res = vgload_result(g, log)
+    stop_all(g)
+    assert res["ok"] and res["total"]["ops"] == 1, res
+    return res["total"]["lat_us"]["p50"]
+
+
+def test_burst_setting_bounds_what_an_idle_device_sends_at_once(governed):
+    """`dev set DEV burst`: on a device paced at 1 MB/s, 64 KB chunks,
+    a 1 MB WRITE after two idle seconds leaves at once with a 4 MB
+    bucket, and waits for its tokens chunk by chunk (about a second)
+    with none; the two measured in one boot, one after the other."""
+    g = governed
+    add_tenants(g, {"bulk": "class bandwidth weight 1"})
+    cli_ok(g, f"dev set {g.rxe_dev} maxrate 8mbit chunk-nolat 64k")
+    deep = one_write_after_idle(g, 18840, "4m")
+    none = one_write_after_idle(g, 18841, "0")
+    print(f"\n1 MB WRITE after idle: burst 4m {deep:.0f} us, "
+          f"burst 0 {none:.0f} us")
+    assert none >= 4 * deep, (deep, none)
+    assert dev(g)["burst"] == 0
+
+
 def latency_run(g: Guest, port: int, hog: bool, seconds: int = 8):
     """The latency of 16 B RDMA WRITEs, one at a time, from tenant "lat"
     (vgload: post to completion, CLOCK_MONOTONIC), alone or next to a

@@ -15,7 +15,8 @@ import os
 import shlex
 
 from sqtools import (FULL, add_tenants, gid_index, in_cgroup, make_cgroups,
-                     stats, tool, vgload_client, vgload_result, vgload_server)
+                     stats, stop_vgload, tool, vgload_client, vgload_result,
+                     vgload_server)
 from testbed import CLI, MODULE, SYSFS
 from vgcli import cli_ok, eventually
 
@@ -66,7 +67,7 @@ def test_data_and_completions_exact_when_split_and_paced(rxe_kept):
             "--qp-type uc --seed 3"),
     }
     check = stats(g)["check"]
-    g.run("pkill -x vgload")
+    stop_vgload(g)
     print("\n" + "\n".join(f"{k}: {v}" for k, v in runs.items()) +
           f"\ncheck: {check}")
     ops = sum(r["ops"] for r in runs.values())

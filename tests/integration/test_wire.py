@@ -4,7 +4,8 @@ ahead of a latency tenant's, which rxe loopback never shows; verbsgate,
 pacing the stream below the line rate in small chunks, keeps that queue
 short. The victim's p99 with verbsgate is reported against its p99
 alone; bringing it within 1.5 times is issue #23's."""
-from sqtools import add_tenants, make_cgroups, report, vgload_result
+from sqtools import (add_tenants, make_cgroups, report, stop_vgload,
+                     vgload_result)
 from vgcli import cli_ok
 from wire import LABEL, LINE_RATE, PORT_QUEUE, Wire, far_server, near_client
 
@@ -52,7 +53,7 @@ def victim(g, w, port: int, bulk: bool) -> tuple[dict, dict | None, int]:
     near_client(g, "lat", port, f"{VICTIM} --duration 4", "/tmp/wire-lat.log")
     lat = vgload_result(g, "/tmp/wire-lat.log")
     stream = vgload_result(g, "/tmp/wire-bulk.log") if bulk else None
-    g.run("pkill -x vgload; sleep 0.5")
+    stop_vgload(g)
     assert lat["ok"] and (not bulk or stream["ok"]), (lat, stream)
     return lat, stream, w.port()["overlimits"] - before["overlimits"]
 

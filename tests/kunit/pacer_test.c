@@ -270,6 +270,56 @@ static void pacer_burst_bound(struct kunit *test)
 		}
 }
 
+/* 1000-byte chunks an idle pacer lets go at @now, each charged. */
+static int pacer_idle_burst(struct vg_pacer *p, u64 now)
+{
+	struct vg_token t = { .bytes = 1000, .ops = 1 };
+	int n;
+
+	for (n = 0; vg_pacer_next(p) <= now; n++)
+		vg_pacer_charge(p, now, &t);
+	return n;
+}
+
+/*
+ * The operator's burst (dev set DEV burst SIZE): a new depth bounds what
+ * leaves after the next idle period; a shallower one drops saved tokens,
+ * a deeper one is not filled at once; a depth out of range changes
+ * nothing.
+ */
+static void pacer_set_burst(struct kunit *test)
+{
+	struct vg_pacer_cfg cfg = {
+		.byte_rate = 1000000, .burst_bytes = 20000,
+	};
+	u64 now = 1000;
+	struct vg_pacer p;
+
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, now), 0);
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now), 21);
+
+	KUNIT_ASSERT_EQ(test, vg_pacer_set_burst(&p, 4000), 0);
+	now += 10 * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now), 5);
+
+	/* Depth 0: one chunk at a time, whatever the idle time. */
+	KUNIT_ASSERT_EQ(test, vg_pacer_set_burst(&p, 0), 0);
+	now += 10 * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now), 1);
+	KUNIT_EXPECT_EQ(test, vg_pacer_set_burst(&p, VG_COST_MAX + 1), -ERANGE);
+	now += 10 * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now), 1);
+
+	/* Deeper now, but the bucket is empty: the next chunk waits 1 ms. */
+	KUNIT_ASSERT_EQ(test, vg_pacer_set_burst(&p, 20000), 0);
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now), 0);
+	KUNIT_EXPECT_EQ(test, vg_pacer_next(&p), now + NSEC_PER_MSEC);
+	/* 5 ms later five chunks' worth is saved; 30 ms later all of it. */
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now + 5 * NSEC_PER_MSEC), 5);
+	now += 30 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, pacer_idle_burst(&p, now), 21);
+}
+
 static void pacer_unlimited_and_rate_change(struct kunit *test)
 {
 	struct vg_pacer_cfg cfg = { 0 };
@@ -303,6 +353,7 @@ static struct kunit_case vg_pacer_cases[] = {
 	KUNIT_CASE_PARAM(pacer_bad_rates, pacer_bad_rates_gen_params),
 	KUNIT_CASE(pacer_long_run),
 	KUNIT_CASE(pacer_burst_bound),
+	KUNIT_CASE(pacer_set_burst),
 	KUNIT_CASE(pacer_unlimited_and_rate_change),
 	{}
 };

@@ -100,7 +100,8 @@ enum verbsgate_cmd {
 	VERBSGATE_CMD_TENANT_GET,
 	/*
 	 * Change device settings: DEV_INDEX or DEV_NAME, and at least one of
-	 * DEV_MAX_RATE .. DEV_ENFORCE or DEV_USER_QPS. All or nothing. Admin.
+	 * DEV_MAX_RATE .. DEV_ENFORCE, DEV_USER_QPS or DEV_BURST. All or
+	 * nothing. Admin.
 	 */
 	VERBSGATE_CMD_DEV_SET,
 	/*
@@ -232,6 +233,15 @@ enum verbsgate_attr {
 	 */
 	VERBSGATE_ATTR_DEV_PORTS_PACED,
 	VERBSGATE_ATTR_DEV_PORT_TABLE,
+
+	/*
+	 * u32 (DEV_SET, DEV_GET): depth of each port pacer's byte bucket,
+	 * token bytes, 0..64 MiB, default 256 KiB: what an idle port may
+	 * send back to back before pacing starts. Set it no larger than the
+	 * port's transmit buffer, or a paced burst queues there; 0 paces
+	 * every chunk.
+	 */
+	VERBSGATE_ATTR_DEV_BURST,
 
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1

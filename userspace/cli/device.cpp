@@ -154,6 +154,8 @@ const Table<Device> &device_table()
 		row(VERBSGATE_ATTR_DEV_AIMD_PERIOD, &D::period_ns, time)
 			.sent("period").in(kDevSettings).at(2)
 			.shows(" period %s").key("aimd_period_ns"),
+		row(VERBSGATE_ATTR_DEV_BURST, &D::burst, size).sent("burst")
+			.in(kDevSettings).at(2).shows(" burst %s").key("burst"),
 		row(VERBSGATE_ATTR_DEV_CHUNK_NOLAT, &D::chunk_nolat, size)
 			.sent("chunk-nolat").in(kDevSettings).at(3, 2)
 			.shows(" chunk-nolat %s").key("chunk_nolat"),

@@ -60,6 +60,7 @@ struct Device {
 	std::optional<uint64_t> target_p99_ns;	// 0: none
 	std::optional<uint64_t> step;		// 0: auto
 	std::optional<uint64_t> period_ns;
+	std::optional<uint32_t> burst;		// token bytes, 0: none
 	std::optional<uint32_t> chunk_nolat;
 	std::optional<std::vector<ChunkEntry>> chunk_table;
 	std::vector<OpCost> costs;		// requests: the classes given

@@ -251,6 +251,8 @@ Device parse_dev_set(Args &args)
 		} else if (args.accept("period")) {
 			d.period_ns = value<uint64_t>(args, "period",
 						      parse_time);
+		} else if (args.accept("burst")) {
+			d.burst = size32(args, "burst");
 		} else if (args.peek() == "chunk") {
 			// Exact: "chunk" is also a prefix of the two below.
 			args.next("chunk");
@@ -296,7 +298,7 @@ Device parse_dev_set(Args &args)
 		}
 	}
 	if (!d.max_rate && !d.max_ops && !d.target_p99_ns && !d.step &&
-	    !d.period_ns && !d.chunk_nolat && !d.chunk_table &&
+	    !d.period_ns && !d.burst && !d.chunk_nolat && !d.chunk_table &&
 	    d.costs.empty() && !d.lat_each && !d.enforce && !d.user_qps_deny)
 		throw UsageError("nothing to set; see 'verbsgate dev help'");
 	return d;

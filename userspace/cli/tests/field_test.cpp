@@ -102,6 +102,7 @@ TEST(Tables, EveryUapiAttributeOnce)
 	for (int t : range(VERBSGATE_ATTR_DEV_PORTS_PACED,
 			   VERBSGATE_ATTR_DEV_PORT_TABLE))
 		dev.push_back(t);
+	dev.push_back(VERBSGATE_ATTR_DEV_BURST);
 	// No kernel sends QP_WEIGHT yet; the CLI has nothing to show of it.
 	vector<int> qp = {VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NAME,
 			  VERBSGATE_ATTR_TENANT_NAME, VERBSGATE_ATTR_TENANT_ID};
@@ -208,7 +209,7 @@ TEST(Tables, RequestsRoundTrip)
 
 	Args dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
 		  "target-p99", "8us", "step", "100mbit", "period", "200us",
-		  "chunk-table", "2k@40%,5k@100%", "chunk-nolat", "1m", "cost",
+		  "burst", "0", "chunk-table", "2k@40%,5k@100%", "chunk-nolat", "1m", "cost",
 		  "atomic", "bytes", "800", "units", "3", "cost", "mr", "units",
 		  "16", "latency-weight", "each", "enforce", "off"});
 	round_trip(device_table(), parse_dev_set(dev));

@@ -85,6 +85,7 @@ inline void put_device(nl_msg *m, uint64_t target_p99)
 	nla_put_u64(m, VERBSGATE_ATTR_DEV_TARGET_P99, target_p99);
 	nla_put_u64(m, VERBSGATE_ATTR_DEV_AIMD_STEP, 12500000);
 	nla_put_u64(m, VERBSGATE_ATTR_DEV_AIMD_PERIOD, 200000);
+	nla_put_u32(m, VERBSGATE_ATTR_DEV_BURST, 16384);
 	nla_put_u32(m, VERBSGATE_ATTR_DEV_CHUNK_NOLAT, 1048576);
 	nlattr *table = nla_nest_start(m, VERBSGATE_ATTR_DEV_CHUNK_TABLE |
 					      NLA_F_NESTED);

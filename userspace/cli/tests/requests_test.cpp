@@ -133,16 +133,18 @@ TEST(DevSet, EverySetting)
 {
 	Device d = dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
 			"target-p99", "8us", "step", "100mbit", "period",
-			"200us", "chunk-table", "2k@40%,5k@100%", "chunk-nolat",
-			"1m", "cost", "atomic", "bytes", "800", "units", "3",
-			"cost", "mr", "units", "16", "latency-weight", "each",
-			"enforce", "off", "user-qps", "deny"});
+			"200us", "burst", "16k", "chunk-table", "2k@40%,5k@100%",
+			"chunk-nolat", "1m", "cost", "atomic", "bytes", "800",
+			"units", "3", "cost", "mr", "units", "16",
+			"latency-weight", "each", "enforce", "off", "user-qps",
+			"deny"});
 	EXPECT_EQ(d.name, "rxe0");
 	EXPECT_EQ(d.max_rate, 3125000000u);
 	EXPECT_EQ(d.max_ops, 30000000u);
 	EXPECT_EQ(d.target_p99_ns, 8000u);
 	EXPECT_EQ(d.step, 12500000u);
 	EXPECT_EQ(d.period_ns, 200000u);
+	EXPECT_EQ(d.burst, 16384u);
 	ASSERT_TRUE(d.chunk_table);
 	EXPECT_EQ(*d.chunk_table,
 		  (std::vector<ChunkEntry>{{2048, 400000}, {5120, 1000000}}));
@@ -157,6 +159,11 @@ TEST(DevSet, EverySetting)
 	EXPECT_EQ(d.lat_each, true);
 	EXPECT_EQ(d.enforce, false);
 	EXPECT_EQ(d.user_qps_deny, true);
+}
+
+TEST(DevSet, BurstZeroIsASetting)
+{
+	EXPECT_EQ(dev({"rxe0", "burst", "0"}).burst, 0u);
 }
 
 TEST(DevSet, UserQpsAloneAndBadWord)
@@ -187,6 +194,8 @@ TEST(DevSet, Errors)
 	EXPECT_THROW(dev({"rxe0", "maxops", "18446744073709551616"}),
 		     UsageError);
 	EXPECT_THROW(dev({"rxe0", "chunk", "8g"}), UsageError);  // > 4 GiB
+	EXPECT_THROW(dev({"rxe0", "burst", "8g"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "burst"}), UsageError);
 	EXPECT_THROW(dev({"rxe0", "chunk-table", "5k"}), UsageError);
 	EXPECT_THROW(dev({"rxe0", "chunk-table", "5k@101%"}), UsageError);
 	EXPECT_THROW(dev({"rxe0", "cost", "data"}), UsageError);
