@@ -124,10 +124,11 @@ bench-post: deps
 	$(PYTHON) tests/integration/bench_post.py
 
 # One unthrottled user tenant's message rate and bandwidth on the stock
-# rdma_rxe and on the patched one without and with verbsgate, alternating
-# (tests/integration/bench_usq.py), 8 rounds (VG_BENCH_ROUNDS); Markdown
-# tables of throughput and median operation time, then the guest kernel's
-# instructions per 64 B WRITE counted by QEMU; about 12 minutes.
+# rdma_rxe (also loaded elsewhere, the control) and on the patched one
+# without and with verbsgate, alternating (tests/integration/bench_usq.py),
+# 8 rounds (VG_BENCH_ROUNDS); Markdown tables of throughput and median
+# operation time, then the guest kernel's instructions per 64 B WRITE
+# counted by QEMU; about 15 minutes.
 bench-usq: deps
 	$(MAKE) all rxe test-modules insncount
 	$(PYTHON) tests/integration/bench_usq.py
