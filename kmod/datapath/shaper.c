@@ -371,7 +371,6 @@ static int vg_shaper_port_init(struct vg_shaper_port *pp)
 		return -ENOMEM;
 	for (i = 0; i < VG_MAX_TENANTS; i++)
 		pp->tmap[i] = VG_SCHED_NONE;
-	pp->burst = pc.burst_bytes;
 	if (vg_sched_init(&pp->sched, &cfg, pp->sched_mem, len) ||
 	    vg_pacer_init(&pp->pacer, &pc, ktime_get_ns()))
 		return -ENOMEM;
@@ -453,9 +452,8 @@ void vg_shaper_settings(struct vg_shaper *sh,
 	spin_lock_irqsave(&sh->lock, flags);
 	for (i = 0; i < sh->nports; i++) {
 		pp = &sh->ports[i];
-		if (set->burst != pp->burst &&
-		    !vg_pacer_set_burst(&pp->pacer, set->burst))
-			pp->burst = set->burst;
+		if (set->burst != pp->pacer.burst_bytes)
+			vg_pacer_set_burst(&pp->pacer, set->burst);
 		if (set->rate[i] == pp->rate && set->op_rate[i] == pp->op_rate)
 			continue;
 		if (!vg_pacer_set_rates(&pp->pacer, set->rate[i],

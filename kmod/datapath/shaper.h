@@ -129,7 +129,6 @@ struct vg_shaper_port {
 	struct vg_pacer pacer;
 	u64 rate;
 	u64 op_rate;
-	u32 burst;
 	u32 nsqs;
 	atomic64_t paced_bytes;
 	atomic64_t paced_ops;
