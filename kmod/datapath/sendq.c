@@ -159,6 +159,9 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	sq->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sq->send_cq = qp->send_cq;
 	sq->max_sge = attr->cap.max_send_sge;
+	sq->sh = sh;
+	sq->home_cpu = -1;
+	INIT_WORK(&sq->home_work, vg_sendq_home_work);
 
 	rcu_read_lock();
 	t = rcu_dereference(q->tenant);
@@ -292,6 +295,8 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 	sq->slot.tenant = NULL;
 	vg_shaper_wake_idle(sh);
 	spin_unlock_irq(&sh->lock);
+	/* Out of the scheduler, nothing queues it again; it posts nothing. */
+	cancel_work_sync(&sq->home_work);
 	/* Outside the lock: the last reference removes the tenant's kobject. */
 	vg_tenant_put(t);
 }
@@ -370,4 +375,42 @@ void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq)
 	/* Device removal may wait for the closed list to empty. */
 	vg_shaper_wake_idle(sh);
 	kfree_rcu(sq, rcu);
+}
+
+/**
+ * vg_sendq_init() - create what every send queue shares: the reserve of
+ *	WR copies and the workqueue that posts chunks on a QP's home CPU
+ *
+ * The workqueue has a rescuer: a kernel ULP's chunks may be what memory
+ * reclaim waits for (NVMe over RDMA writing back pages), so posting them
+ * must not wait for a new worker to be allocated.
+ *
+ * Context: process context (module init).
+ * Return: 0 or -ENOMEM.
+ */
+int vg_sendq_init(void)
+{
+	int ret = vg_pwr_reserve_init();
+
+	if (ret)
+		return ret;
+	vg_sendq_wq = alloc_workqueue("verbsgate_home",
+				      WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!vg_sendq_wq) {
+		vg_pwr_reserve_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * vg_sendq_exit() - free what vg_sendq_init() created
+ *
+ * Context: process context (module exit), once every device is detached
+ * and no QP's state remains.
+ */
+void vg_sendq_exit(void)
+{
+	destroy_workqueue(vg_sendq_wq);
+	vg_pwr_reserve_exit();
 }

@@ -18,6 +18,7 @@
 
 #include <linux/list.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "core/split.h"
@@ -133,6 +134,10 @@ struct vg_pwr {
  * @pinned: holds a reference to the module: the owner polls the send CQ
  *	itself and the shaper holds something of the QP, or the QP was
  *	destroyed with chunks in flight (see vg_sendq_pin())
+ * @sh: the shaper of its device, for @home_work
+ * @home_cpu: the CPU its owner last queued WRs from, -1 before
+ * @home_work: posts its chunks on @home_cpu when the hrtimer's turn for
+ *	them comes on another CPU (vg_sendq_send_home())
  *
  * All fields are protected by the device's vg_shaper::lock.
  */
@@ -174,6 +179,9 @@ struct vg_sendq {
 	struct ib_sge *chunk_sge;
 	struct vg_sge *chunk_vsge;
 	bool pinned;
+	struct vg_shaper *sh;
+	int home_cpu;
+	struct work_struct home_work;
 };
 
 /**
@@ -261,10 +269,15 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 			 unsigned long *flags);
 bool vg_sendq_idle(const struct vg_shaper *sh, const struct vg_sendq *sq);
 void vg_sendq_free(struct vg_sendq *sq);
+bool vg_sendq_send_home(struct vg_shaper *sh, struct vg_sendq *sq);
 int vg_sendq_init(void);
 void vg_sendq_exit(void);
 
 /* Between the sendq files only. */
+extern struct workqueue_struct *vg_sendq_wq;
+int vg_pwr_reserve_init(void);
+void vg_pwr_reserve_exit(void);
+void vg_sendq_home_work(struct work_struct *work);
 bool vg_opcode_of(enum ib_wr_opcode op, u8 *vop, enum ib_wc_opcode *wc);
 struct vg_pwr *vg_pwr_copy(const struct ib_send_wr *wr, u32 max_sge,
 			   int *err);

@@ -162,6 +162,23 @@ static struct vg_sendq *vg_sendq_closed_of_wc(struct vg_shaper *sh,
 	return NULL;
 }
 
+/**
+ * struct vg_poll_room - QPs a poll gave room to
+ * @sq: the first, whose waiting chunks the poll posts itself
+ * @others: more QPs of the CQ did; the hrtimer posts theirs
+ *
+ * A QP blocks when its ring is full (a ring entry per chunk, so a few
+ * large WRs fill it) or a direct WR took its last slot; the completions
+ * its owner polls make room again. The owner's poll posts what waited
+ * for it, as its own post would (vg_shaper_kick() with the QP
+ * preferred), or hands it to the QP's home CPU (sendq_post.c), rather
+ * than leaving it to the hrtimer.
+ */
+struct vg_poll_room {
+	struct vg_sendq *sq;
+	bool others;
+};
+
 /* Whether @wc may be a send completion, and so of a ring entry. */
 static bool vg_sendq_maybe_ring(const struct ib_wc *wc)
 {
@@ -200,7 +217,7 @@ static struct vg_sendq *vg_sendq_of_wc(struct vg_qp_table *t,
  * out. Return: whether the owner sees it.
  */
 static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
-			    struct ib_wc *wc, bool *kick)
+			    struct ib_wc *wc, struct vg_poll_room *room)
 {
 	struct vg_ring_ent *e = vg_ring_ent_of(wc->wr_id);
 	bool owner;
@@ -213,7 +230,10 @@ static bool vg_sendq_filter(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (sq->blocked && !vg_sendq_failed(sq)) {
 		sq->blocked = false;
 		vg_sendq_reactivate(sh, sq, ktime_get_ns());
-		*kick = true;
+		if (!room->sq)
+			room->sq = sq;
+		else if (room->sq != sq)
+			room->others = true;
 	}
 	/* Not a ring entry: a WR posted directly. */
 	if (!vg_sendq_ring_wc(sq, wc))
@@ -247,7 +267,8 @@ static void vg_sendq_poll_lock(struct vg_shaper *sh, struct ib_cq *cq,
  * (vg_sendq_poll_lock()) when the completion needs it.
  */
 static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
-			      struct ib_cq *cq, struct ib_wc *wc, bool *kick,
+			      struct ib_cq *cq, struct ib_wc *wc,
+			      struct vg_poll_room *room,
 			      bool *locked, unsigned long *flags)
 {
 	struct vg_sendq *sq;
@@ -265,7 +286,7 @@ static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
 	sq = vg_sendq_of_wc(t, wc);
 	if (sq) {
 		vg_sendq_poll_lock(sh, cq, locked, flags);
-		return vg_sendq_filter(sh, sq, wc, kick);
+		return vg_sendq_filter(sh, sq, wc, room);
 	}
 	if (!vg_sendq_maybe_ring(wc))
 		return true;
@@ -293,10 +314,13 @@ static bool vg_sendq_poll_one(struct vg_shaper *sh, struct vg_qp_table *t,
  *
  * Removes the shaper's own completions, gives the owner's back their
  * wr_id, and appends flushed WRs of the CQ's QPs while room is left.
+ * Chunks of a QP that waited for the room these completions made are
+ * posted from here (struct vg_poll_room).
  *
  * Context: the poller's (softirq, workqueue or the ULP's own); under
  * rcu_read_lock() (for the table). Takes the shaper lock if a completion
- * needs it (vg_sendq_of_wc()) or flushed WRs wait to be reported.
+ * needs it (vg_sendq_of_wc()) or flushed WRs wait to be reported, and
+ * drops it around the driver's post_send of each chunk it posts.
  * Return: the number of completions left in @wc.
  */
 int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
@@ -304,12 +328,13 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 {
 	struct vg_sendq *sq, *tmp;
 	unsigned long flags = 0;
-	bool kick = false, locked = false;
+	struct vg_poll_room room = {};
+	bool locked = false;
 	struct vg_pwr *p;
 	int i, out = 0;
 
 	for (i = 0; i < got; i++) {
-		if (!vg_sendq_poll_one(sh, t, cq, &wc[i], &kick, &locked,
+		if (!vg_sendq_poll_one(sh, t, cq, &wc[i], &room, &locked,
 				       &flags))
 			continue;
 		if (out != i)
@@ -342,10 +367,13 @@ int vg_sendq_poll(struct vg_shaper *sh, struct vg_qp_table *t,
 			vg_sendq_attn(sh, sq, ktime_get_ns());
 		}
 	}
-	if (kick)
+	sh->poll_cq = NULL;
+	/* The lock is dropped around each post, as for a poster. */
+	if (room.sq && !vg_sendq_send_home(sh, room.sq))
+		vg_shaper_kick(sh, &room.sq->slot, &flags);
+	if (room.others)
 		vg_shaper_arm(sh, ktime_get_ns());
 	vg_shaper_wake_idle(sh);
-	sh->poll_cq = NULL;
 	spin_unlock_irqrestore(&sh->lock, flags);
 	return out;
 }

@@ -26,6 +26,16 @@
  * copy holds them, and the room to build its chunks' SGE lists if they
  * may not fit the shaper's (VG_CHUNK_SGE).
  *
+ * Home CPU. A software driver (rxe) does the transmit work of a kernel
+ * QP's post on the CPU that posted, as a NIC would do it on the side; a
+ * QP's chunks therefore go to the driver from its home CPU, the one its
+ * owner queued WRs from: posts and polls of the owner post them there,
+ * and a turn of the QP that comes in the hrtimer on another CPU is
+ * handed to the QP's work on its home CPU (vg_sendq_send_home()); the
+ * turn stays the QP's, so the tenants' shares are what they were. If the
+ * hrtimer posted them, every QP's work would move to the CPU it fires
+ * on, and two CPUs posting on two QPs would share one.
+ *
  * A chunk the driver refuses for lack of room (direct posts took it)
  * waits for a completion of the QP, or VG_RETRY_NS, and is posted again.
  * A post that fails otherwise puts the QP in error (sendq_complete.c).
@@ -42,6 +52,8 @@
 #include "device.h"
 #include "fault.h"
 #include "sendq.h"
+
+struct workqueue_struct *vg_sendq_wq;
 
 /* When a chunk the driver refused for lack of room is tried again. */
 #define VG_RETRY_NS	(100 * NSEC_PER_USEC)
@@ -347,6 +359,54 @@ static void vg_sendq_post_failed(struct vg_shaper *sh, struct vg_sendq *sq,
 	sq->nheld++;
 	vg_tenant_count_queue(sq->slot.tenant, 0, 1);
 	vg_sendq_fail(sh, sq);
+}
+
+/**
+ * vg_sendq_send_home() - have a QP's chunks posted from its home CPU
+ * @sh: the shaper
+ * @sq: the QP, with chunks to post
+ *
+ * See "Home CPU" above. The work runs on @sq's home CPU unless that CPU
+ * went offline meanwhile (the workqueue then runs it elsewhere).
+ *
+ * Context: any, interrupts off; the shaper lock held.
+ * Return: false if the caller posts them: this is the QP's home CPU, it
+ * has none, or its driver sends on no particular CPU; true if the QP's
+ * work will.
+ */
+bool vg_sendq_send_home(struct vg_shaper *sh, struct vg_sendq *sq)
+{
+	int cpu = sq->home_cpu;
+
+	lockdep_assert_held(&sh->lock);
+
+	if (!sh->home_posts || cpu < 0 || cpu == smp_processor_id() ||
+	    !cpu_online(cpu) || sh->draining)
+		return false;
+	queue_work_on(cpu, vg_sendq_wq, &sq->home_work);
+	return true;
+}
+
+/**
+ * vg_sendq_home_work() - post a QP's chunks on its home CPU
+ * @work: the QP's vg_sendq::home_work
+ *
+ * Posts them as its owner's post would, in its tenant's turns; the
+ * hrtimer has the other turns.
+ *
+ * Context: process context (vg_sendq_wq); takes the shaper lock. The
+ * QP's close cancels the work before its state can go.
+ */
+void vg_sendq_home_work(struct work_struct *work)
+{
+	struct vg_sendq *sq = container_of(work, struct vg_sendq, home_work);
+	struct vg_shaper *sh = sq->sh;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	if (!vg_sendq_closed(sq))
+		vg_shaper_kick(sh, &sq->slot, &flags);
+	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
 /**
@@ -705,6 +765,7 @@ int vg_sendq_post(struct vg_shaper *sh, struct vg_sendq *sq,
 		*bad = wr;
 	if (n) {
 		vg_tenant_count_queue(sq->slot.tenant, n, 0);
+		sq->home_cpu = smp_processor_id();
 		vg_sendq_reactivate(sh, sq, now);
 		vg_shaper_kick(sh, &sq->slot, &flags);
 	}

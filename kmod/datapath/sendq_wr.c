@@ -157,12 +157,12 @@ static struct vg_pwr *vg_pwr_alloc(size_t size)
 }
 
 /**
- * vg_sendq_init() - create the reserve of WR copies
+ * vg_pwr_reserve_init() - create the reserve of WR copies
  *
  * Context: process context (module init).
  * Return: 0 or -ENOMEM.
  */
-int vg_sendq_init(void)
+int vg_pwr_reserve_init(void)
 {
 	vg_pwr_reserve = mempool_create(VG_PWR_RESERVE_NR,
 					vg_pwr_reserve_alloc, mempool_kfree,
@@ -171,12 +171,12 @@ int vg_sendq_init(void)
 }
 
 /**
- * vg_sendq_exit() - free the reserve
+ * vg_pwr_reserve_exit() - free the reserve
  *
  * Context: process context (module exit), once every device is detached
  * and no QP's state remains.
  */
-void vg_sendq_exit(void)
+void vg_pwr_reserve_exit(void)
 {
 	mempool_destroy(vg_pwr_reserve);
 }

@@ -226,6 +226,14 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
+		/*
+		 * The hrtimer's CPU may not be where the QP's work belongs:
+		 * the turn waits for the QP's home CPU, which takes it (or
+		 * arms the hrtimer), so no other QP takes it meanwhile.
+		 */
+		if (!pref && slot->kind == VG_SLOT_SENDQ &&
+		    vg_sendq_send_home(sh, vg_slot_sendq(slot)))
+			return false;
 		if (pref && slot != pref) {
 			/*
 			 * Its owner is likely to post it from its own CPU
@@ -246,7 +254,8 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 /**
  * vg_shaper_kick() - post what the pacers allow now
  * @sh: the shaper
- * @pref: the QP its owner just posted to, or NULL (the hrtimer)
+ * @pref: the QP its owner just posted to or polled room for, or NULL
+ *	(the hrtimer)
  * @flags: the interrupt state saved when the caller took @sh->lock
  *
  * Posts up to VG_SHAPER_BUDGET chunks, the ports in turn, each port's of
@@ -254,8 +263,8 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
  * other QPs), and arms the hrtimer for the rest: when a pacer or a capped
  * tenant says "later", or when the budget is spent.
  *
- * A poster (@pref) posts only chunks of its own QP, in its tenant's
- * turns, and leaves every other turn to the hrtimer: rxe and other
+ * A poster or poller (@pref) posts only chunks of its own QP, in its
+ * tenant's turns, and leaves every other turn to the hrtimer: rxe and other
  * software drivers do the transmit work of a post on the posting CPU, so
  * a poster that posted other QPs' chunks would pull their work onto its
  * CPU and two CPUs posting on two QPs would again share one CPU's work.
@@ -371,7 +380,6 @@ static int vg_shaper_port_init(struct vg_shaper_port *pp)
 		return -ENOMEM;
 	for (i = 0; i < VG_MAX_TENANTS; i++)
 		pp->tmap[i] = VG_SCHED_NONE;
-	pp->burst = pc.burst_bytes;
 	if (vg_sched_init(&pp->sched, &cfg, pp->sched_mem, len) ||
 	    vg_pacer_init(&pp->pacer, &pc, ktime_get_ns()))
 		return -ENOMEM;
@@ -409,6 +417,7 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 	sh->timer.function = vg_shaper_timer;
 	sh->dev = dev;
 	sh->post_send = post_send;
+	sh->home_posts = dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	vg_cost_model_default(&sh->cost);
 	sh->chunk = VG_CTRL_CHUNK_NOLAT;
 
@@ -453,9 +462,8 @@ void vg_shaper_settings(struct vg_shaper *sh,
 	spin_lock_irqsave(&sh->lock, flags);
 	for (i = 0; i < sh->nports; i++) {
 		pp = &sh->ports[i];
-		if (set->burst != pp->burst &&
-		    !vg_pacer_set_burst(&pp->pacer, set->burst))
-			pp->burst = set->burst;
+		if (set->burst != pp->pacer.burst_bytes)
+			vg_pacer_set_burst(&pp->pacer, set->burst);
 		if (set->rate[i] == pp->rate && set->op_rate[i] == pp->op_rate)
 			continue;
 		if (!vg_pacer_set_rates(&pp->pacer, set->rate[i],
@@ -935,6 +943,12 @@ void vg_shaper_destroy(struct vg_shaper *sh)
 
 	if (!sh->active)
 		return;
+	/*
+	 * Draining, the hrtimer queues no QP's work; a work may arm the
+	 * hrtimer, so the works go first.
+	 */
+	list_for_each_entry(sq, &sh->sqs, node)
+		cancel_work_sync(&sq->home_work);
 	hrtimer_cancel(&sh->timer);
 	list_for_each_entry_safe(sq, tmp, &sh->sqs, node) {
 		list_del(&sq->node);

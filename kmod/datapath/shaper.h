@@ -129,7 +129,6 @@ struct vg_shaper_port {
 	struct vg_pacer pacer;
 	u64 rate;
 	u64 op_rate;
-	u32 burst;
 	u32 nsqs;
 	atomic64_t paced_bytes;
 	atomic64_t paced_ops;
@@ -172,6 +171,8 @@ static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
  * @idle_wq: destroy waits here until its QP is not busy, a driver's
  *	drain_sq until the QP's WRs are handed over, unload until every
  *	queue is empty
+ * @home_posts: the driver does a kernel QP's transmit work on the CPU
+ *	that posts (rxe): chunks go from their QP's home CPU (sendq_post.c)
  * @draining: unload: post everything at once, shape nothing new
  * @active: the shaper was set up (the device can post); read without
  *	the lock by vg_shaper_ports_paced()
@@ -198,6 +199,7 @@ struct vg_shaper {
 	bool enforce;
 	struct list_head attn;
 	wait_queue_head_t idle_wq;
+	bool home_posts;
 	bool draining;
 	bool active;
 };

@@ -11,10 +11,7 @@ anything, and only on a host with two CPUs free for the guest's vCPUs
 import sys
 
 import postscale
-
-# The target of issue #19 item 7: two posters on two QPs keep at least
-# this share of the ratio they reach without verbsgate.
-SHARE = 0.75
+from postscale import SHARE
 from testbed import Guest, GuestError
 
 

@@ -12,16 +12,18 @@ FILE); `make bench-post` prints the same table with the target of
 docs/performance.md.
 """
 import postscale
+from postscale import SHARE
 from sqtools import keep_report
 
 # Two posters without verbsgate must beat one by this much, or the test
 # bed cannot show parallel posting at all: an idle host gives 1.8 to 2;
 # a host whose other processes take a CPU gives about 1 or less.
 MIN_PARALLEL = 1.5
-# With verbsgate, two posters must move at least this multiple of what
-# one moves. Serialised posting measured 1.04 at most; parallel posting
-# measures 1.36 to 1.57 (docs/performance.md).
-NOT_SERIAL = 1.15
+# With verbsgate, two posters must keep SHARE of the ratio they reach
+# without it. One dispatcher posting everything measured 0.5 of it; the
+# hrtimer posting paced chunks on the CPU it fired on, 0.6 to 0.85;
+# chunks posted from their QPs' home CPUs, 0.95 to 1.05
+# (docs/performance.md).
 
 
 def test_two_posters_are_not_serialised(guest, request, tmp_path):
@@ -40,8 +42,8 @@ def test_two_posters_are_not_serialised(guest, request, tmp_path):
         f"used by other processes meanwhile: {m.host_other:.2f}, at most "
         f"{m.without.host_other:.2f} during a load without verbsgate "
         f"counted; the guest needs two host CPUs for its two vCPUs)")
-    assert with_vg >= NOT_SERIAL, (
+    assert with_vg >= SHARE * without, (
         f"two posters on two QPs: {with_vg:.2f} times one poster's "
-        f"throughput with verbsgate, {without:.2f} without; verbsgate "
-        f"serialises posting (softirq ms CPU0/CPU1 with two posters: "
+        f"throughput with verbsgate, {without:.2f} without (at least "
+        f"{SHARE} x that wanted); verbsgate serialises posting (softirq ms CPU0/CPU1 with two posters: "
         f"{m.with_vg.softirq2}, without verbsgate {m.without.softirq2})")
