@@ -82,7 +82,7 @@ deps:
 	scripts/install-deps.sh
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) all rxe
 	$(PYTHON) tests/integration/demo.py
 
 check: deps

@@ -5,17 +5,29 @@ Boots Debian's 6.1 kernel in QEMU with Soft-RoCE on a veth, loads verbsgate
 from this checkout, and shows what an operator sees: the module attached to
 the rxe device through the CLI (generic netlink) and sysfs, following a
 device that comes and goes; then isolation: two NVMe-over-RDMA tenants
-reading at once, module off versus on at weights 3:1; and a clean unload.
+reading at once, module off versus on at weights 3:1; a latency tenant
+next to a bulk stream across the wire (a rate-limited port between two rxe
+devices), module off versus on; and a clean unload.
 """
 import sys
 import time
 
 import fio
 import nvme
+from sqtools import add_tenants, make_cgroups, pin_cgroups
 from testbed import MODULE, Guest, GuestError
+from wire import LABEL, LINE_RATE, PORT_QUEUE, Wire, victim_run
 
 TENANTS = {"a": "10.77.0.11", "b": "10.77.0.12"}
 SECONDS = 15
+
+# The wire's tenants: 64 B WRITEs, one outstanding, next to 1 MB WRITEs,
+# eight outstanding; verbsgate paces the device below the line rate in
+# chunks of one packet and no deeper bucket, the setting under which the
+# port holds nothing back (docs/testbed.md, `make wire-sweep`).
+WIRE_VICTIM = "--op write --size 64 --depth 1 --duration 5"
+WIRE_STREAM = "--mode bw --duration 8"
+WIRE_PACING = "maxrate 21mbit chunk 1k chunk-nolat 1k burst 1k"
 
 SYSFS_TREE = ("for f in $(find /sys/kernel/verbsgate -type f | sort); do "
               "printf '%-52s %s\\n' $f \"$(cat $f)\"; done")
@@ -69,6 +81,44 @@ def isolation(g: Guest, cli: str):
         print(f"| {label} | {a:.2f} | {b:.2f} | {a / b:.2f} |")
 
 
+def wire_isolation(g: Guest, cli: str):
+    """A latency tenant next to a bulk stream of another tenant, from rxe0
+    to rxe1 across the wire, each on its own vCPU: the victim alone, next
+    to the stream with the module unloaded, and with verbsgate pacing the
+    stream; the patched rdma_rxe, so that user-space QPs are shaped."""
+    print(f"\ndemo: isolation on the wire: port {LINE_RATE}, queue "
+          f"{PORT_QUEUE}; a latency tenant (64 B WRITEs) next to a bulk "
+          "tenant (1 MB WRITEs), user-space vgload, each on its own vCPU")
+    if not g.load_rxe(patched=True).ok:
+        raise SystemExit("demo: loading the patched rdma_rxe failed")
+    make_cgroups(g, ["lat", "bulk"])
+    pin_cgroups(g, {"lat": "0", "bulk": "1"}, "1")
+    runs = {}
+    with Wire(g) as w:
+        runs["alone"] = victim_run(g, w, 19600, WIRE_VICTIM, None)
+        runs["next to the stream, module unloaded"] = victim_run(
+            g, w, 19602, WIRE_VICTIM, WIRE_STREAM)
+        show(g, f"modprobe ib_core && insmod {MODULE}",
+             "insmod kmod/verbsgate.ko")
+        add_tenants(g, {"lat": "class latency weight 1",
+                        "bulk": "class bandwidth weight 19"})
+        show(g, f"{cli} tenant show", "verbsgate tenant show")
+        show(g, f"{cli} dev set {g.rxe_dev} {WIRE_PACING}",
+             f"verbsgate dev set {g.rxe_dev} {WIRE_PACING}")
+        runs["next to the stream, verbsgate"] = victim_run(
+            g, w, 19604, WIRE_VICTIM, WIRE_STREAM)
+        show(g, "tc -s qdisc show dev vg0")
+    alone = runs["alone"][0]["total"]["lat_us"]["p99"]
+    print(f"\n{LABEL}:\n")
+    print("| victim | p50 µs | p99 µs | p99 / alone | stream Mbit/s | "
+          "packets the port held back |\n|---|---|---|---|---|---|")
+    for label, (lat, bulk, held) in runs.items():
+        us = lat["total"]["lat_us"]
+        mbit = f"{bulk['total']['gbps'] * 1000:.1f}" if bulk else "—"
+        print(f"| {label} | {us['p50']:.0f} | {us['p99']:.0f} | "
+              f"{us['p99'] / alone:.1f} | {mbit} | {held} |")
+
+
 def main() -> int:
     print("demo: booting Debian's 6.1 kernel under QEMU (TCG) ...")
     try:
@@ -91,6 +141,8 @@ def main() -> int:
             show(g, f"{cli} dev show", "verbsgate dev show")
             show(g, "rmmod verbsgate")
             isolation(g, cli)
+            show(g, "rmmod verbsgate")
+            wire_isolation(g, cli)
             show(g, "rmmod verbsgate")
             show(g, "dmesg | grep verbsgate")
             errors = g.kernel_errors()

@@ -43,10 +43,11 @@ def gids(g: Guest, dev: str | None = None) -> list[str]:
 
 
 def wait_for_gid(g: Guest, addr: str, present: bool = True,
-                 tries: int = 100):
-    """Wait (bounded: tries x 0.1 s, in the guest) until rxe has, or no
-    longer has, the GID of addr."""
-    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
+                 tries: int = 100, dev: str | None = None):
+    """Wait (bounded: tries x 0.1 s, in the guest) until rxe device dev
+    (default: the test bed's) has, or no longer has, the GID of addr."""
+    dev = dev or g.rxe_dev
+    path = f"/sys/class/infiniband/{dev}/ports/1/gids"
     test = "" if present else "!"
     res = g.run(f"cd {path} && for i in $(seq {tries}); do "
                 f"if {test} cat $(seq 0 {GID_SLOTS - 1}) | "
@@ -55,24 +56,27 @@ def wait_for_gid(g: Guest, addr: str, present: bool = True,
     if not res.ok:
         raise AssertionError(
             f"GID of {addr} {'never appeared' if present else 'stayed'} on "
-            f"{g.rxe_dev}: {gids(g)}")
+            f"{dev}: {gids(g, dev)}")
 
 
 @contextmanager
-def extra_address(g: Guest, addr: str, prefix_len: int = 24):
-    """addr on the test bed's netdev (vg0) and its GID on rxe, removed on
-    exit. The test bed's own address is left alone."""
+def extra_address(g: Guest, addr: str, prefix_len: int = 24,
+                  netdev: str | None = None, dev: str | None = None):
+    """addr on netdev (default: the test bed's, vg0) and its GID on rxe
+    device dev (default: the test bed's, on vg0), removed on exit. The
+    test bed's own address is left alone."""
     if addr == g.ip:
         yield addr
         return
-    g.run(f"ip addr replace {addr}/{prefix_len} dev {g.netdev}", check=True)
+    netdev, dev = netdev or g.netdev, dev or g.rxe_dev
+    g.run(f"ip addr replace {addr}/{prefix_len} dev {netdev}", check=True)
     try:
-        wait_for_gid(g, addr)
+        wait_for_gid(g, addr, dev=dev)
         yield addr
     finally:
-        g.run(f"ip addr del {addr}/{prefix_len} dev {g.netdev}")
-        if g.run(f"rdma link show {g.rxe_dev}/1").ok:
-            wait_for_gid(g, addr, present=False)
+        g.run(f"ip addr del {addr}/{prefix_len} dev {netdev}")
+        if g.run(f"rdma link show {dev}/1").ok:
+            wait_for_gid(g, addr, present=False, dev=dev)
 
 
 @contextmanager

@@ -4,10 +4,12 @@ ahead of a latency tenant's, which rxe loopback never shows; verbsgate,
 pacing the stream below the line rate in small chunks, keeps that queue
 short. The victim's p99 with verbsgate is reported against its p99
 alone; bringing it within 1.5 times is issue #23's."""
-from sqtools import (add_tenants, make_cgroups, report, stop_vgload,
-                     vgload_result)
+import fio
+import nvme
+from sqtools import add_tenants, make_cgroups, report, vgload_result
 from vgcli import cli_ok
-from wire import LABEL, LINE_RATE, PORT_QUEUE, Wire, far_server, near_client
+from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_RATE, PORT_QUEUE,
+                  Wire, far_server, near_client, nvme_across, victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -21,6 +23,12 @@ HOL_FACTOR = 10
 PACED = "20mbit"
 CHUNK = "4k"
 PROTECTS = 5
+# NVMe-oF tenants across the wire: verbsgate paces the far device, whose
+# target QPs send the read data, below the line rate; each run's reads
+# last this long.
+NVME_PACED = "21mbit"
+NVME_PACED_BYTES = 21e6 / 8
+NVME_SECONDS = 15
 
 
 def test_traffic_crosses_the_port(guest):
@@ -41,21 +49,9 @@ def test_traffic_crosses_the_port(guest):
 
 
 def victim(g, w, port: int, bulk: bool) -> tuple[dict, dict | None, int]:
-    """The latency tenant's run, alone or next to a 1 MB WRITE stream:
-    its result, the stream's, and the packets the port held back."""
-    before = w.port()
-    far_server(g, port)
-    if bulk:
-        far_server(g, port + 1)
-        near_client(g, "bulk", port + 1, "--mode bw --duration 7",
-                    "/tmp/wire-bulk.log")
-        g.run("sleep 1")
-    near_client(g, "lat", port, f"{VICTIM} --duration 4", "/tmp/wire-lat.log")
-    lat = vgload_result(g, "/tmp/wire-lat.log")
-    stream = vgload_result(g, "/tmp/wire-bulk.log") if bulk else None
-    stop_vgload(g)
-    assert lat["ok"] and (not bulk or stream["ok"]), (lat, stream)
-    return lat, stream, w.port()["overlimits"] - before["overlimits"]
+    """The latency tenant's run, alone or next to a 1 MB WRITE stream."""
+    return victim_run(g, w, port, f"{VICTIM} --duration 4",
+                      "--mode bw --duration 7" if bulk else None)
 
 
 def test_port_queue_delays_a_latency_tenant(rxe_kept):
@@ -95,3 +91,54 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
     # queue short (#23 measures how close to alone).
     assert p99("next to the stream, verbsgate") * PROTECTS <= \
         p99("next to the stream")
+
+
+def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
+    """Two NVMe-over-RDMA tenants reading across the wire: unshaped they
+    split the port as their I/O happens to; with verbsgate pacing the
+    target's device below the line rate they share it by weight, 3:1 and
+    then 1:1, while the port stays the bottleneck it models."""
+    g = rxe_kept
+    nvme.cleanup_all(g)
+    tenants = {"a": 11, "b": 12}
+    runs = {}
+    with Wire(g) as w, nvme_across(g, list(tenants.values())) as devs:
+        jobs = [fio.read_job(name, devs[n]) for name, n in tenants.items()]
+
+        def measure(label):
+            before = w.port(FAR_NETDEV)
+            res = fio.run(g, jobs, runtime=NVME_SECONDS)
+            assert res.ok, res.describe()
+            held = w.port(FAR_NETDEV)["overlimits"] - before["overlimits"]
+            runs[label] = ([res[t].bw_bytes for t in tenants], held)
+
+        measure("module unloaded")
+        assert g.load_verbsgate().ok
+        for name, n in tenants.items():
+            cli_ok(g, f"tenant add {name} local {FAR_NET}.{n}/32 class "
+                      f"bandwidth weight {3 if name == 'a' else 1}")
+        cli_ok(g, f"dev set {FAR_DEV} maxrate {NVME_PACED} enforce on")
+        # QPs are shaped from their creation: reconnect.
+        nvme.reset_controllers(g, [nvme.subsystem_nqn(f"{FAR_NET}.{n}")
+                                   for n in tenants.values()])
+        measure("verbsgate, weights 3:1")
+        cli_ok(g, "tenant set a weight 1")
+        measure("verbsgate, weights 1:1")
+    rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; fio 256k reads, "
+            f"iodepth 8, {NVME_SECONDS} s; verbsgate paces {FAR_DEV} (the "
+            f"targets') at {NVME_PACED}.", "",
+            "| run | a MB/s | b MB/s | a/b | packets the port held back |",
+            "|---|---|---|---|---|"]
+    for label, ((a, b), held) in runs.items():
+        rows.append(f"| {label} | {a / 1e6:.2f} | {b / 1e6:.2f} | "
+                    f"{a / b:.2f} | {held} |")
+    report(f"Wire mode: NVMe-oF tenants share the port ({LABEL})", rows)
+    # The readers fill the port unshaped: it is their bottleneck.
+    assert runs["module unloaded"][1] > 0
+    for label, want in (("verbsgate, weights 3:1", 3.0),
+                        ("verbsgate, weights 1:1", 1.0)):
+        (a, b), _ = runs[label]
+        assert abs(a / b - want) <= 0.15 * want, f"{label}: a/b {a / b:.2f}"
+        # Shared by weight, not starved: together they keep the rate.
+        assert a + b >= 0.8 * NVME_PACED_BYTES, \
+            f"{label}: a+b {(a + b) / 1e6:.2f} MB/s"

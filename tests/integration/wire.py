@@ -7,10 +7,18 @@ traffic from rxe0 crosses the veth pair, and each end's egress is a port
 (a token bucket at LINE_RATE with a queue of PORT_QUEUE bytes), where a
 bulk tenant's packets queue ahead of a latency tenant's as on a NIC's
 port. guest/wire.sh sets it up and takes it down.
+
+Tenants with addresses of their own use NEAR_NET.n on vg0 (rxe0) and
+FAR_NET.n on vg1 (rxe1), which wire.sh routes across the wire too:
+`nvme_across()` exports an NVMe-oF subsystem per tenant on the far side,
+its host connecting from the near side, so that the read data crosses
+vg1's port.
 """
 import json
+from contextlib import ExitStack, contextmanager
 
-from sqtools import stop_vgload, vgload_client, vgload_server
+import nvme
+from sqtools import stop_vgload, vgload_client, vgload_result, vgload_server
 from testbed import REPO, Guest
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
@@ -23,6 +31,10 @@ LINE_RATE = "25mbit"
 PORT_QUEUE = "256kb"
 FAR_ADDR = "10.77.0.2"
 FAR_DEV = "rxe1"
+FAR_NETDEV = "vg1"
+# Tenants' own addresses: NEAR_NET.n on vg0, FAR_NET.n on vg1.
+NEAR_NET = "10.77.1"
+FAR_NET = "10.77.2"
 LABEL = "emulated (rxe in QEMU TCG), wire mode"
 
 
@@ -65,3 +77,45 @@ def near_client(g: Guest, cgroup: str, port: int, args: str,
     log."""
     return vgload_client(g, cgroup, port, f"--dev {g.rxe_dev} {args}", log,
                          server=FAR_ADDR, interval=0)
+
+
+def victim_run(g: Guest, w: Wire, port: int, victim: str,
+               stream: str | None) -> tuple[dict, dict | None, int]:
+    """A latency tenant's vgload run (cgroup "lat", args @victim), next
+    to a stream (cgroup "bulk", args @stream, started a second ahead)
+    unless @stream is None, both to far servers on @port and @port + 1:
+    the victim's result, the stream's, and the packets the port held
+    back meanwhile. Fails unless both runs ended well."""
+    before = w.port()
+    far_server(g, port)
+    if stream:
+        far_server(g, port + 1)
+        near_client(g, "bulk", port + 1, stream, "/tmp/wire-bulk.log")
+        g.run("sleep 1")
+    near_client(g, "lat", port, victim, "/tmp/wire-lat.log")
+    lat = vgload_result(g, "/tmp/wire-lat.log")
+    bulk = vgload_result(g, "/tmp/wire-bulk.log") if stream else None
+    stop_vgload(g)
+    assert lat["ok"] and (not bulk or bulk["ok"]), (lat, bulk)
+    return lat, bulk, w.port()["overlimits"] - before["overlimits"]
+
+
+@contextmanager
+def nvme_across(g: Guest, tenants: list[int], size_mb: int = 128):
+    """For each tenant number n, an NVMe-oF subsystem exported by nvmet on
+    FAR_NET.n (rxe1) and connected by the host from NEAR_NET.n (rxe0),
+    inside a Wire: the target's QPs, which send the read data across
+    vg1's port, have local address FAR_NET.n; the host's, which send the
+    commands, NEAR_NET.n. Yields {n: the host's block device}."""
+    with ExitStack() as stack:
+        devs = {}
+        for i, n in enumerate(tenants):
+            far, near = f"{FAR_NET}.{n}", f"{NEAR_NET}.{n}"
+            stack.enter_context(nvme.extra_address(
+                g, far, netdev=FAR_NETDEV, dev=FAR_DEV))
+            stack.enter_context(nvme.extra_address(g, near))
+            devs[n] = stack.enter_context(nvme.nvme_over_rdma(
+                g, nqn=nvme.subsystem_nqn(far), addr=far,
+                port_id=nvme.FIRST_SUBSYSTEM_PORT + i, size_mb=size_mb,
+                host_addr=near))
+        yield devs

@@ -34,11 +34,10 @@ import statistics
 import sys
 import traceback
 
-from sqtools import (add_tenants, make_cgroups, pin_cgroups, stop_vgload,
-                     vgload_result)
+from sqtools import add_tenants, make_cgroups, pin_cgroups
 from testbed import BUILD_DIR, Guest, GuestError
 from vgcli import cli_ok
-from wire import LABEL, LINE_RATE, Wire, far_server, near_client
+from wire import LABEL, LINE_RATE, Wire, victim_run
 
 SETTINGS = os.environ.get(
     "VG_WIRE_SETTINGS",
@@ -61,23 +60,13 @@ class Sweep:
         """One victim run, next to the stream if asked: the victim's p50
         and p99 (us), the stream's Mbit/s, the packets the port held
         back."""
-        g = self.g
         self.port += 2
-        before = w.port()
-        far_server(g, self.port)
-        if stream:
-            far_server(g, self.port + 1)
-            near_client(g, "bulk", self.port + 1, STREAM, "/tmp/ws-bulk.log")
-            g.run("sleep 1")
-        near_client(g, "lat", self.port, VICTIM, "/tmp/ws-lat.log")
-        lat = vgload_result(g, "/tmp/ws-lat.log")
-        bulk = vgload_result(g, "/tmp/ws-bulk.log") if stream else None
-        stop_vgload(g)
-        assert lat["ok"] and (not bulk or bulk["ok"]), (lat, bulk)
+        lat, bulk, held = victim_run(self.g, w, self.port, VICTIM,
+                                     STREAM if stream else None)
         return {"p50": lat["total"]["lat_us"]["p50"],
                 "p99": lat["total"]["lat_us"]["p99"],
                 "mbit": bulk["total"]["gbps"] * 1000 if bulk else 0.0,
-                "held": w.port()["overlimits"] - before["overlimits"]}
+                "held": held}
 
     def paced(self, setting: str, w: Wire) -> dict:
         rate, chunk, burst = setting.split("/")

@@ -2,7 +2,9 @@
 # Wire mode of the test bed (tests/integration/wire.py): RDMA traffic from
 # rxe0 (vg0, 10.77.0.1) to a second device, rxe1 on vg1 (10.77.0.2),
 # crosses the veth pair instead of rxe's loopback, and each end's egress
-# is a port: a token bucket at the line rate with a bounded queue.
+# is a port: a token bucket at the line rate with a bounded queue. So
+# does traffic between tenants' own addresses, 10.77.1.0/24 on vg0 (the
+# near side) and 10.77.2.0/24 on vg1 (the far side), which wire.py adds.
 #
 #   wire.sh up RATE LIMIT   e.g. wire.sh up 200mbit 256kb
 #   wire.sh down            back to the base state (network.sh)
@@ -23,10 +25,20 @@ up() {
 	done
 	ip rule add pref 100 iif lo from 10.77.0.1 to 10.77.0.2 lookup 100
 	ip rule add pref 101 iif lo from 10.77.0.2 to 10.77.0.1 lookup 101
+	ip rule add pref 102 iif lo from 10.77.1.0/24 to 10.77.2.0/24 lookup 100
+	ip rule add pref 103 iif lo from 10.77.2.0/24 to 10.77.1.0/24 lookup 101
 	ip rule add pref 1000 lookup local
 	ip rule del pref 0 lookup local
 	ip route add 10.77.0.2 dev vg0 src 10.77.0.1 table 100
+	ip route add 10.77.2.0/24 dev vg0 table 100
 	ip route add 10.77.0.1 dev vg1 src 10.77.0.2 table 101
+	ip route add 10.77.1.0/24 dev vg1 table 101
+	# rdma_cm accepts a connection on a netdev only if the route to its
+	# peer, looked up with that netdev as the output, leaves by it: each
+	# side's tenant subnet is reachable from the other side's port too
+	# (10.77.0.0/24 is, being on both).
+	ip route add 10.77.1.0/24 dev vg1 metric 1000
+	ip route add 10.77.2.0/24 dev vg0 metric 1000
 	# The burst is two 16 KB (GSO-sized) buffers: enough to run at the
 	# rate, too little to hide a burst from the queue.
 	for d in vg0 vg1; do
@@ -35,14 +47,19 @@ up() {
 }
 
 down() {
+	ip addr flush dev vg0 to 10.77.1.0/24 2>/dev/null || true
+	ip addr flush dev vg1 to 10.77.2.0/24 2>/dev/null || true
 	rdma link delete rxe1 2>/dev/null || true
 	for d in vg0 vg1; do
 		tc qdisc del dev "$d" root 2>/dev/null || true
 	done
 	ip rule add pref 0 lookup local 2>/dev/null || true
 	ip rule del pref 1000 lookup local 2>/dev/null || true
-	ip rule del pref 100 2>/dev/null || true
-	ip rule del pref 101 2>/dev/null || true
+	for p in 100 101 102 103; do
+		ip rule del pref $p 2>/dev/null || true
+	done
+	ip route del 10.77.1.0/24 dev vg1 metric 1000 2>/dev/null || true
+	ip route del 10.77.2.0/24 dev vg0 metric 1000 2>/dev/null || true
 	ip route flush table 100 2>/dev/null || true
 	ip route flush table 101 2>/dev/null || true
 	# rp_filter stays off, the kernel's default and the base state's.
