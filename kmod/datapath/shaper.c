@@ -56,6 +56,7 @@
 #include "sendq.h"
 #include "shaper.h"
 #include "usq.h"
+#include "usq_rxe.h"
 
 /* Op bucket's depth: operations an idle port may post back to back. */
 #define VG_BURST_OPS	256U
@@ -417,7 +418,7 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 	sh->timer.function = vg_shaper_timer;
 	sh->dev = dev;
 	sh->post_send = post_send;
-	sh->home_posts = dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	sh->home_posts = vg_rxe_device(dev->ibdev);
 	vg_cost_model_default(&sh->cost);
 	sh->chunk = VG_CTRL_CHUNK_NOLAT;
 

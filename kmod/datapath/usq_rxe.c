@@ -152,7 +152,8 @@ static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.sq_flush = vg_rxe_sq_flush,
 };
 
-static bool vg_rxe_device(const struct ib_device *ibdev)
+/* Whether @ibdev is an rxe device (patched or not). Any context. */
+bool vg_rxe_device(const struct ib_device *ibdev)
 {
 	return ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 }

@@ -9,6 +9,7 @@
 struct ib_device;
 struct vg_device;
 
+bool vg_rxe_device(const struct ib_device *ibdev);
 void vg_rxe_attach(struct vg_device *dev);
 void vg_rxe_detach(struct vg_device *dev);
 bool vg_rxe_governs(const struct ib_device *ibdev);

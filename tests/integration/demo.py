@@ -16,17 +16,16 @@ import fio
 import nvme
 from sqtools import add_tenants, make_cgroups, pin_cgroups
 from testbed import MODULE, Guest, GuestError
-from wire import LABEL, LINE_RATE, PORT_QUEUE, Wire, victim_run
+from wire import (LABEL, LATENCY_TENANT, LINE_RATE, PORT_QUEUE, STREAM_TENANT,
+                  Wire, victim_run)
 
 TENANTS = {"a": "10.77.0.11", "b": "10.77.0.12"}
 SECONDS = 15
 
-# The wire's tenants: 64 B WRITEs, one outstanding, next to 1 MB WRITEs,
-# eight outstanding; verbsgate paces the device below the line rate in
-# chunks of one packet and no deeper bucket, the setting under which the
-# port holds nothing back (docs/testbed.md, `make wire-sweep`).
-WIRE_VICTIM = "--op write --size 64 --depth 1 --duration 5"
-WIRE_STREAM = "--mode bw --duration 8"
+# On the wire (wire.LATENCY_TENANT next to wire.STREAM_TENANT), verbsgate
+# paces the device below the line rate in chunks of one packet and no
+# deeper bucket, the setting under which the port holds nothing back
+# (docs/testbed.md, `make wire-sweep`).
 WIRE_PACING = "maxrate 21mbit chunk 1k chunk-nolat 1k burst 1k"
 
 SYSFS_TREE = ("for f in $(find /sys/kernel/verbsgate -type f | sort); do "
@@ -95,9 +94,9 @@ def wire_isolation(g: Guest, cli: str):
     pin_cgroups(g, {"lat": "0", "bulk": "1"}, "1")
     runs = {}
     with Wire(g) as w:
-        runs["alone"] = victim_run(g, w, 19600, WIRE_VICTIM, None)
+        runs["alone"] = victim_run(g, w, 19600, LATENCY_TENANT, None)
         runs["next to the stream, module unloaded"] = victim_run(
-            g, w, 19602, WIRE_VICTIM, WIRE_STREAM)
+            g, w, 19602, LATENCY_TENANT, STREAM_TENANT)
         show(g, f"modprobe ib_core && insmod {MODULE}",
              "insmod kmod/verbsgate.ko")
         add_tenants(g, {"lat": "class latency weight 1",
@@ -106,7 +105,7 @@ def wire_isolation(g: Guest, cli: str):
         show(g, f"{cli} dev set {g.rxe_dev} {WIRE_PACING}",
              f"verbsgate dev set {g.rxe_dev} {WIRE_PACING}")
         runs["next to the stream, verbsgate"] = victim_run(
-            g, w, 19604, WIRE_VICTIM, WIRE_STREAM)
+            g, w, 19604, LATENCY_TENANT, STREAM_TENANT)
         show(g, "tc -s qdisc show dev vg0")
     alone = runs["alone"][0]["total"]["lat_us"]["p99"]
     print(f"\n{LABEL}:\n")

@@ -5,9 +5,10 @@ A job is a dict of fio options for one `--name` section; `read_job`,
 jobs concurrently in one fio invocation, each in its own reporting group
 (`new_group`), so each device gets its own bandwidth; `spawn()` does the
 same in the background, optionally over and over until stopped (a verify
-workload that lasts as long as the test needs it). Every invocation uses
-ioengine=libaio and direct=1, creates no file (its files are block
-devices) and writes JSON (`--output-format=json`).
+workload that lasts as long as the test needs it); `read_rates()` runs
+readers and measures their rates over the middle of the run only. Every
+invocation uses ioengine=libaio and direct=1, creates no file (its files
+are block devices) and writes JSON (`--output-format=json`).
 
 The guest is slow (TCG, software RDMA): keep sizes at tens of MiB and
 runtimes at 10-20 s.
@@ -302,3 +303,66 @@ def spawn(g: Guest, jobs: list[dict], runtime: float | None = None,
     """Start jobs in the background (repeat: pass after pass until
     Background.stop() or a failing pass)."""
     return Background(g, jobs, runtime, tag, repeat, global_opts)
+
+
+@dataclass
+class Rates:
+    """read_rates(): fio's result, and each job's read rate (bytes/s) over
+    @seconds in the middle of the run."""
+    fio: FioResult
+    rates: dict[str, float]
+    seconds: float
+
+    def __getitem__(self, name: str) -> float:
+        return self.rates[name]
+
+
+def _device_reads(g: Guest, pid: int, devs: dict[str, str]) -> tuple:
+    """The guest's uptime (s), the bytes each job's block device has read,
+    and whether fio (@pid) was still running, all read by one command.
+    A device's bytes are the sectors its stat file counts (third field);
+    an NVMe multipath head (nvmeXnY) counts nothing in 6.1, so its paths'
+    (nvmeXcZnY), if it has any, are summed instead."""
+    cmd = ["cut -d' ' -f1 /proc/uptime"]
+    for dev in devs.values():
+        name = dev.rsplit("/", 1)[-1]
+        m = re.fullmatch(r"nvme(\d+)n(\d+)", name)
+        stat = f"/sys/block/{name}/stat"
+        if m:
+            stat = (f"$(ls /sys/block/nvme{m[1]}c*n{m[2]}/stat 2>/dev/null "
+                    f"|| echo {stat})")
+        cmd.append(f"cat {stat} | awk '{{s += $3}} END {{print s + 0}}'")
+    res = g.run(f"{'; '.join(cmd)}; kill -0 {pid} 2>/dev/null && "
+                "echo running", check=True)
+    words = res.out.split()
+    read = {job: int(w) * 512 for job, w in zip(devs, words[1:])}
+    return float(words[0]), read, words[-1] == "running"
+
+
+def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
+               tag: str = "fio-rates") -> Rates:
+    """Run reader jobs (each on its own block device) concurrently for
+    runtime seconds, and measure each job's read rate from its device's
+    counters between edge seconds after the start and edge seconds before
+    the end, while every job is running.
+
+    fio's own averages include the run's edges, where the jobs do not
+    compete: one job may start reading before another, and at the end,
+    what each job has queued completes after it stopped submitting. A
+    paced tenant with megabytes queued behind a slow port then drains
+    alone for a second or more, which moves a 3:1 share measured over
+    15 s by a tenth. Fails if fio failed or ended before the window did.
+    """
+    bg = spawn(g, jobs, runtime, tag)
+    devs = {job["name"]: job["filename"] for job in jobs}
+    g.run(f"sleep {edge:g}", check=True)
+    t0, before, _ = _device_reads(g, bg.pid, devs)
+    g.run(f"sleep {runtime - 2 * edge:g}", check=True)
+    t1, after, running = _device_reads(g, bg.pid, devs)
+    (res,) = bg.wait(timeout=runtime + 60)
+    assert res.ok, res.describe()
+    assert running, f"fio ended within {t1 - t0:.1f} s of the window"
+    # Counters that never moved are not a starved reader: no counters.
+    assert all(after.values()), f"no reads counted on {devs}: {after}"
+    return Rates(res, {job: (after[job] - before[job]) / (t1 - t0)
+                       for job in devs}, t1 - t0)

@@ -36,6 +36,11 @@ FAR_NETDEV = "vg1"
 NEAR_NET = "10.77.1"
 FAR_NET = "10.77.2"
 LABEL = "emulated (rxe in QEMU TCG), wire mode"
+# The demonstration's and the sweep's tenants (vgload arguments): a
+# latency tenant, 64 B WRITEs one outstanding, next to a stream of 1 MB
+# WRITEs, eight outstanding, started a second earlier and ending later.
+LATENCY_TENANT = "--op write --size 64 --depth 1 --duration 5"
+STREAM_TENANT = "--mode bw --duration 8"
 
 
 class Wire:

@@ -37,7 +37,8 @@ import traceback
 from sqtools import add_tenants, make_cgroups, pin_cgroups
 from testbed import BUILD_DIR, Guest, GuestError
 from vgcli import cli_ok
-from wire import LABEL, LINE_RATE, Wire, victim_run
+from wire import (LABEL, LATENCY_TENANT, LINE_RATE, STREAM_TENANT, Wire,
+                  victim_run)
 
 SETTINGS = os.environ.get(
     "VG_WIRE_SETTINGS",
@@ -47,8 +48,6 @@ LINE = os.environ.get("VG_WIRE_LINE", LINE_RATE)
 SLUB_DEBUG = os.environ.get("VG_SLUB_DEBUG", "1") != "0"
 # A port the stream never fills: far above what rxe reaches in the guest.
 NO_QUEUE_RATE = "1gbit"
-VICTIM = "--op write --size 64 --depth 1 --duration 5"
-STREAM = "--mode bw --duration 8"
 
 
 class Sweep:
@@ -61,8 +60,9 @@ class Sweep:
         and p99 (us), the stream's Mbit/s, the packets the port held
         back."""
         self.port += 2
-        lat, bulk, held = victim_run(self.g, w, self.port, VICTIM,
-                                     STREAM if stream else None)
+        lat, bulk, held = victim_run(self.g, w, self.port,
+                                     LATENCY_TENANT,
+                                     STREAM_TENANT if stream else None)
         return {"p50": lat["total"]["lat_us"]["p50"],
                 "p99": lat["total"]["lat_us"]["p99"],
                 "mbit": bulk["total"]["gbps"] * 1000 if bulk else 0.0,
