@@ -26,6 +26,7 @@ from sqtools import (CLI, VGLOAD, add_tenants, delta, device_rate,
                      vgload_server, window_bytes)
 from testbed import SYSFS, Guest
 from vgcli import cli_json, cli_ok, dev, eventually, port1, tenant_objects
+from wire import FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, Wire
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -63,9 +64,10 @@ def stop_all(g: Guest):
         eventually("governed send queues left", lambda: usq_objects(g), 0)
 
 
-def pair(g: Guest, port: int, tenants: list[str], args: str) -> dict:
+def pair(g: Guest, port: int, tenants: list[str], args: str,
+         wire: bool = False) -> dict:
     """One vgload client per tenant, with the same args: see clients()."""
-    return clients(g, port, [(t, args) for t in tenants])
+    return clients(g, port, [(t, args) for t in tenants], wire)
 
 
 def window(g: Guest, clients: str, count: int) -> dict:
@@ -100,18 +102,21 @@ def window(g: Guest, clients: str, count: int) -> dict:
     return out
 
 
-def clients(g: Guest, port: int, spec: list[tuple[str, str]]) -> dict:
+def clients(g: Guest, port: int, spec: list[tuple[str, str]],
+            wire: bool = False) -> dict:
     """Runs a vgload client per (tenant, args) of spec, all against one
-    server, started together and stopped by window(), each waiting for its
-    completions on a completion channel, so that the guest's vCPUs are
-    rxe's rather than busy polls'; returns each tenant's bytes
-    over the window from its clients' own reports and, with verbsgate
-    loaded, from its counters over about the same window, and then the
-    window's length ("seconds") too."""
-    vgload_server(g, port, len(spec))
+    server (with @wire, on the far device of wire.py's wire mode, which
+    the clients on rxe0 reach across its port), started together and
+    stopped by window(), each waiting for its completions on a completion
+    channel, so that the guest's vCPUs are rxe's rather than busy polls';
+    returns each tenant's bytes over the window from its clients' own
+    reports and, with verbsgate loaded, from its counters over about the
+    same window, and then the window's length ("seconds") too."""
+    vgload_server(g, port, len(spec), FAR_DEV if wire else "")
     logs = [(t, f"/tmp/clients-{port}-{i}.log") for i, (t, _) in
             enumerate(spec)]
-    client = f"{VGLOAD} client {g.ip} --port {port} --json --interval 1 " \
+    to = f"{FAR_ADDR} --dev {g.rxe_dev}" if wire else g.ip
+    client = f"{VGLOAD} client {to} --port {port} --json --interval 1 " \
         f"--duration {RUN_S} --poll event"
     g.run("; ".join(f"({in_cgroup(t, f'{client} {args}')} >{log} 2>&1 &)"
                    for (t, args), (_, log) in zip(spec, logs)), check=True)
@@ -283,6 +288,52 @@ def test_tenants_share_by_weight(governed):
     assert 2.7 <= ratio(ib, "heavy", "light", "counters") <= 3.3, ib
     assert 0.9 <= ratio(one, "heavy", "light", "counters") <= 1.1, one
     assert 0.9 <= ratio(ib_one, "heavy", "light", "counters") <= 1.1, ib_one
+
+
+# On the wire: 64 KB WRITEs, which verbsgate does not split, 32 of them
+# outstanding, a second or more of either tenant's share queued; the
+# device is paced a sixth below the line rate.
+WIRE_STREAM = "--op write --size 64K --depth 32"
+WIRE_PACED_MBIT = 21
+
+
+def test_tenants_share_the_wire_by_weight(governed):
+    """On the wire, where the port rather than the vCPUs decides what two
+    unshaped tenants get, their WRITE streams from rxe0 share it 3:1 and
+    then 1:1 by weight once verbsgate paces rxe0 below the line rate,
+    measured by the clients themselves."""
+    g = governed
+    tenants = {"heavy": "class bandwidth weight 3",
+               "light": "class bandwidth weight 1"}
+    with Wire(g) as w:
+        assert g.unload_verbsgate().ok
+        make_cgroups(g, list(tenants))
+        before = w.port()
+        free = pair(g, 18820, list(tenants), WIRE_STREAM, wire=True)
+        held = w.port()["overlimits"] - before["overlimits"]
+        assert g.load_verbsgate().ok
+        add_tenants(g, tenants)
+        device_rate(g, f"{WIRE_PACED_MBIT}mbit")
+        three = pair(g, 18821, list(tenants), WIRE_STREAM, wire=True)
+        cli_ok(g, "tenant set heavy weight 1")
+        one = pair(g, 18822, list(tenants), WIRE_STREAM, wire=True)
+    rows = [f"Port {LINE_RATE}; rxe0 paced at {WIRE_PACED_MBIT} Mbit/s; "
+            f"vgload `{WIRE_STREAM}` per tenant, bytes its clients "
+            f"completed over {WINDOW_S} s while both ran.", "",
+            "| run | heavy MB/s | light MB/s | heavy : light |",
+            "|---|---|---|---|"]
+    for name, run in (("without verbsgate", free),
+                      ("verbsgate 3:1", three), ("verbsgate 1:1", one)):
+        rows.append(f"| {name} | {run['heavy']['vgload'] / WINDOW_S / 1e6:.2f}"
+                    f" | {run['light']['vgload'] / WINDOW_S / 1e6:.2f} | "
+                    f"{ratio(run, 'heavy', 'light', 'vgload'):.2f} |")
+    report(f"User-space tenants share the wire by weight ({LABEL})", rows)
+    # Unshaped, the port held the streams back: it was their bottleneck.
+    assert held > 0
+    assert 2.7 <= ratio(three, "heavy", "light", "vgload") <= 3.3, three
+    assert 0.9 <= ratio(one, "heavy", "light", "vgload") <= 1.1, one
+    for run in (three, one):
+        assert_paced(run, WIRE_PACED_MBIT * 1e6 / 8)
 
 
 def test_spread_tenant_gets_its_weight_not_its_qps(governed):
