@@ -353,6 +353,7 @@ def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
     alone for a second or more, which moves a 3:1 share measured over
     15 s by a tenth. Fails if fio failed or ended before the window did.
     """
+    assert runtime > 2 * edge, (runtime, edge)
     bg = spawn(g, jobs, runtime, tag)
     devs = {job["name"]: job["filename"] for job in jobs}
     g.run(f"sleep {edge:g}", check=True)
