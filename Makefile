@@ -14,6 +14,10 @@
 #                   emulated test bed
 #   make wire-sweep a latency tenant next to a paced stream on the wire,
 #                   per pacing setting, with and without the port queue
+#   make wire-nvme  NVMe-oF tenants on the wire: shares and the latency
+#                   tenant's frontier, with and without verbsgate
+#   make testbed-modes  a latency tenant next to a stream, on loopback and
+#                   on the wire, with and without verbsgate
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
 #   make rxe-conformance  rdma-core's test suite on stock and patched rxe
 #   make soak       100 reloads under verified NVMe I/O (CI runs 10)
@@ -32,7 +36,8 @@ PYTHON ?= /usr/bin/python3
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
-	rxe rxe-conformance usq-full bench-nvme fuzz insncount wire-sweep
+	rxe rxe-conformance usq-full bench-nvme fuzz insncount wire-sweep \
+	wire-nvme testbed-modes
 
 all: module userspace
 
@@ -157,6 +162,21 @@ bench-nvme: deps
 wire-sweep: deps
 	$(MAKE) all rxe
 	$(PYTHON) tests/integration/wire_sweep.py
+
+# NVMe-oF tenants on the wire, with and without verbsgate: weighted
+# shares and the latency tenant's frontier (caps x chunk sizes), medians
+# of VG_WIRE_ROUNDS (3); Markdown to stdout and $(BUILD)/wire-nvme.md;
+# about 20 minutes.
+wire-nvme: deps
+	$(MAKE) all
+	$(PYTHON) tests/integration/wire_nvme.py
+
+# A latency tenant next to a stream on loopback and on the wire, with and
+# without verbsgate: what each mode emulates; medians of VG_MODES_ROUNDS
+# (3); Markdown to stdout and $(BUILD)/testbed-modes.md; about 8 minutes.
+testbed-modes: deps
+	$(MAKE) all rxe
+	$(PYTHON) tests/integration/testbed_modes.py
 
 # The netlink fuzzer with 100 000 messages (CI sends 30 000).
 fuzz: deps

@@ -16,17 +16,11 @@ import fio
 import nvme
 from sqtools import add_tenants, make_cgroups, pin_cgroups
 from testbed import MODULE, Guest, GuestError
-from wire import (LABEL, LATENCY_TENANT, LINE_RATE, PORT_QUEUE, STREAM_TENANT,
-                  Wire, victim_run)
+from wire import (LABEL, LATENCY_TENANT, LINE_RATE, PACING, PORT_QUEUE,
+                  STREAM_TENANT, Wire, victim_run)
 
 TENANTS = {"a": "10.77.0.11", "b": "10.77.0.12"}
 SECONDS = 15
-
-# On the wire (wire.LATENCY_TENANT next to wire.STREAM_TENANT), verbsgate
-# paces the device below the line rate in chunks of one packet and no
-# deeper bucket, the setting under which the port holds nothing back
-# (docs/testbed.md, `make wire-sweep`).
-WIRE_PACING = "maxrate 21mbit chunk 1k chunk-nolat 1k burst 1k"
 
 SYSFS_TREE = ("for f in $(find /sys/kernel/verbsgate -type f | sort); do "
               "printf '%-52s %s\\n' $f \"$(cat $f)\"; done")
@@ -102,8 +96,8 @@ def wire_isolation(g: Guest, cli: str):
         add_tenants(g, {"lat": "class latency weight 1",
                         "bulk": "class bandwidth weight 19"})
         show(g, f"{cli} tenant show", "verbsgate tenant show")
-        show(g, f"{cli} dev set {g.rxe_dev} {WIRE_PACING}",
-             f"verbsgate dev set {g.rxe_dev} {WIRE_PACING}")
+        show(g, f"{cli} dev set {g.rxe_dev} {PACING}",
+             f"verbsgate dev set {g.rxe_dev} {PACING}")
         runs["next to the stream, verbsgate"] = victim_run(
             g, w, 19604, LATENCY_TENANT, STREAM_TENANT)
         show(g, "tc -s qdisc show dev vg0")

@@ -40,9 +40,10 @@ def read_job(name: str, filename: str, bs: str = "256k", iodepth: int = 8,
 
 def latency_job(name: str, filename: str, bs: str = "4k", iodepth: int = 1,
                 **opts) -> dict:
-    """Random reads at queue depth 1: what a latency-sensitive tenant does."""
+    """Random reads at queue depth 1: what a latency-sensitive tenant does;
+    with the percentiles of each I/O's whole latency (Direction)."""
     return read_job(name, filename, bs=bs, iodepth=iodepth, rw="randread",
-                    **opts)
+                    lat_percentiles=1, **opts)
 
 
 def verify_job(name: str, filename: str, size: str = "32m",
@@ -59,7 +60,12 @@ def verify_job(name: str, filename: str, size: str = "32m",
 
 @dataclass
 class Direction:
-    """One direction (read or write) of one job."""
+    """One direction (read or write) of one job. clat is fio's completion
+    latency, from io_submit()'s return to the completion; lat is the whole
+    of an I/O's time, from its submission (latency_job() asks fio for its
+    percentiles). Where a driver completes an I/O inside io_submit(), as
+    nvme-rdma over rxe can (rxe runs the send, and the answer may arrive,
+    in the submitter's context), clat leaves most of the time out."""
     io_bytes: int = 0
     bw_bytes: float = 0.0       # bytes/s over the job's runtime
     iops: float = 0.0
@@ -70,11 +76,18 @@ class Direction:
     clat_mean_ns: float = 0.0
     clat_p99_ns: int | None = None
     clat_percentiles: dict = field(default_factory=dict)
+    lat_mean_ns: float = 0.0
+    lat_p99_ns: int | None = None
+    lat_percentiles: dict = field(default_factory=dict)
 
     @classmethod
     def parse(cls, d: dict) -> "Direction":
-        clat = d.get("clat_ns") or {}
-        pct = {float(k): v for k, v in (clat.get("percentile") or {}).items()}
+        clat, lat = d.get("clat_ns") or {}, d.get("lat_ns") or {}
+
+        def percentiles(stat):
+            return {float(k): v for k, v in
+                    (stat.get("percentile") or {}).items()}
+        pct, lat_pct = percentiles(clat), percentiles(lat)
         return cls(io_bytes=d.get("io_bytes", 0),
                    bw_bytes=float(d.get("bw_bytes", d.get("bw", 0) * 1024)),
                    iops=float(d.get("iops", 0.0)),
@@ -83,7 +96,9 @@ class Direction:
                    drop_ios=d.get("drop_ios", 0),
                    runtime_ms=d.get("runtime", 0),
                    clat_mean_ns=float(clat.get("mean", 0.0)),
-                   clat_p99_ns=pct.get(99.0), clat_percentiles=pct)
+                   clat_p99_ns=pct.get(99.0), clat_percentiles=pct,
+                   lat_mean_ns=float(lat.get("mean", 0.0)),
+                   lat_p99_ns=lat_pct.get(99.0), lat_percentiles=lat_pct)
 
 
 @dataclass
@@ -109,11 +124,25 @@ class JobResult:
         return self.read.iops + self.write.iops
 
     @property
+    def _done(self) -> Direction:
+        """The direction that did the I/O (reads if both did)."""
+        return self.read if self.read.total_ios else self.write
+
+    @property
     def clat_p99_ns(self) -> int | None:
-        """p99 completion latency of the direction that did the I/O
-        (reads if both did)."""
-        return self.read.clat_p99_ns if self.read.total_ios else \
-            self.write.clat_p99_ns
+        return self._done.clat_p99_ns
+
+    @property
+    def lat_p99_ns(self) -> int | None:
+        return self._done.lat_p99_ns
+
+    @property
+    def lat_p50_ns(self) -> int | None:
+        return self._done.lat_percentiles.get(50.0)
+
+    @property
+    def lat_mean_ns(self) -> float:
+        return self._done.lat_mean_ns
 
 
 @dataclass
@@ -305,18 +334,6 @@ def spawn(g: Guest, jobs: list[dict], runtime: float | None = None,
     return Background(g, jobs, runtime, tag, repeat, global_opts)
 
 
-@dataclass
-class Rates:
-    """read_rates(): fio's result, and each job's read rate (bytes/s) over
-    @seconds in the middle of the run."""
-    fio: FioResult
-    rates: dict[str, float]
-    seconds: float
-
-    def __getitem__(self, name: str) -> float:
-        return self.rates[name]
-
-
 def _device_reads(g: Guest, pid: int, devs: dict[str, str]) -> tuple:
     """The guest's uptime (s), the bytes each job's block device has read,
     and whether fio (@pid) was still running, all read by one command.
@@ -340,11 +357,11 @@ def _device_reads(g: Guest, pid: int, devs: dict[str, str]) -> tuple:
 
 
 def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
-               tag: str = "fio-rates") -> Rates:
+               tag: str = "fio-rates") -> dict[str, float]:
     """Run reader jobs (each on its own block device) concurrently for
     runtime seconds, and measure each job's read rate from its device's
     counters between edge seconds after the start and edge seconds before
-    the end, while every job is running.
+    the end, while every job is running: {job name: bytes/s}.
 
     fio's own averages include the run's edges, where the jobs do not
     compete: one job may start reading before another, and at the end,
@@ -365,5 +382,4 @@ def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
     assert running, f"fio ended within {t1 - t0:.1f} s of the window"
     # Counters that never moved are not a starved reader: no counters.
     assert all(after.values()), f"no reads counted on {devs}: {after}"
-    return Rates(res, {job: (after[job] - before[job]) / (t1 - t0)
-                       for job in devs}, t1 - t0)
+    return {job: (after[job] - before[job]) / (t1 - t0) for job in devs}

@@ -180,7 +180,8 @@ def append_report(text: str, source: str = ""):
         return
     with open(path, "a") as f:
         if source:
-            f.write(f"\n<!-- {source}, {time.strftime('%Y-%m-%d %H:%M:%S')} -->")
+            when = time.strftime("%Y-%m-%d %H:%M:%S")
+            f.write(f"\n<!-- {source}, {when} -->")
         f.write(text)
 
 
@@ -201,6 +202,14 @@ def keep_report(request, tmp_path, text: str):
     append_report("\n" + text, request.node.nodeid)
 
 
+def build_report(name: str, text: str):
+    """Prints a make target's Markdown report and writes it to
+    build/@name."""
+    print("\n" + text)
+    BUILD_DIR.mkdir(exist_ok=True)
+    (BUILD_DIR / name).write_text(text + "\n")
+
+
 def device_rate(g: Guest, rate: str):
     res = g.cli(f"dev set {g.rxe_dev} maxrate {rate}")
     assert res.ok, res.out
@@ -211,4 +220,4 @@ __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "pin_cgroups", "empty_cgroups", "add_tenants", "stats", "delta",
            "usq_objects", "vgload_server", "vgload_client", "stop_vgload",
            "vgload_result", "window_bytes", "append_report", "report",
-           "keep_report", "device_rate"]
+           "keep_report", "build_report", "device_rate"]

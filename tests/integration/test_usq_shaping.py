@@ -26,7 +26,7 @@ from sqtools import (CLI, VGLOAD, add_tenants, delta, device_rate,
                      vgload_server, window_bytes)
 from testbed import SYSFS, Guest
 from vgcli import cli_json, cli_ok, dev, eventually, port1, tenant_objects
-from wire import FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, Wire
+from wire import FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT, Wire
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -292,9 +292,8 @@ def test_tenants_share_by_weight(governed):
 
 # On the wire: 64 KB WRITEs, which verbsgate does not split, 32 of them
 # outstanding, a second or more of either tenant's share queued; the
-# device is paced a sixth below the line rate.
+# device is paced at wire.PACED_MBIT.
 WIRE_STREAM = "--op write --size 64K --depth 32"
-WIRE_PACED_MBIT = 21
 
 
 def test_tenants_share_the_wire_by_weight(governed):
@@ -313,11 +312,11 @@ def test_tenants_share_the_wire_by_weight(governed):
         held = w.port()["overlimits"] - before["overlimits"]
         assert g.load_verbsgate().ok
         add_tenants(g, tenants)
-        device_rate(g, f"{WIRE_PACED_MBIT}mbit")
+        device_rate(g, f"{PACED_MBIT}mbit")
         three = pair(g, 18821, list(tenants), WIRE_STREAM, wire=True)
         cli_ok(g, "tenant set heavy weight 1")
         one = pair(g, 18822, list(tenants), WIRE_STREAM, wire=True)
-    rows = [f"Port {LINE_RATE}; rxe0 paced at {WIRE_PACED_MBIT} Mbit/s; "
+    rows = [f"Port {LINE_RATE}; rxe0 paced at {PACED_MBIT} Mbit/s; "
             f"vgload `{WIRE_STREAM}` per tenant, bytes its clients "
             f"completed over {WINDOW_S} s while both ran.", "",
             "| run | heavy MB/s | light MB/s | heavy : light |",
@@ -333,7 +332,7 @@ def test_tenants_share_the_wire_by_weight(governed):
     assert 2.7 <= ratio(three, "heavy", "light", "vgload") <= 3.3, three
     assert 0.9 <= ratio(one, "heavy", "light", "vgload") <= 1.1, one
     for run in (three, one):
-        assert_paced(run, WIRE_PACED_MBIT * 1e6 / 8)
+        assert_paced(run, PACED_MBIT * 1e6 / 8)
 
 
 def test_spread_tenant_gets_its_weight_not_its_qps(governed):
@@ -615,61 +614,3 @@ def test_burst_setting_bounds_what_an_idle_device_sends_at_once(governed):
           f"burst 0 {none:.0f} us")
     assert none >= 4 * deep, (deep, none)
     assert dev(g)["burst"] == 0
-
-
-def latency_run(g: Guest, port: int, hog: bool, seconds: int = 8):
-    """The latency of 16 B RDMA WRITEs, one at a time, from tenant "lat"
-    (vgload: post to completion, CLOCK_MONOTONIC), alone or next to a
-    1 MB WRITE stream of tenant "hog" started a second earlier. Returns
-    both clients' totals (the hog's None when alone)."""
-    vgload_server(g, port, 2 if hog else 1)
-    if hog:
-        vgload_client(g, "hog", port, f"--mode bw --duration {seconds + 2}",
-                      f"/tmp/lat-hog-{port}.log")
-        g.run("sleep 1")
-    vgload_client(g, "lat", port, f"--op write --size 16 --depth 1 "
-                  f"--duration {seconds}", f"/tmp/lat-victim-{port}.log")
-    victim = vgload_result(g, f"/tmp/lat-victim-{port}.log", seconds + 60)
-    hogged = vgload_result(g, f"/tmp/lat-hog-{port}.log", seconds + 60) \
-        if hog else None
-    stop_all(g)
-    assert victim["ok"] and not victim["total"]["error_total"], victim
-    return victim["total"], hogged["total"] if hog else None
-
-
-def test_latency_tenant_next_to_user_bandwidth_hog(governed):
-    """A latency-class tenant's small WRITEs next to a user-space 1 MB
-    WRITE stream of a bandwidth tenant of weight 1, on a device paced at
-    half of what that stream takes alone: the victim's latency alone,
-    next to the stream without verbsgate and with it, in one boot. The
-    figures are reported (docs/results.md); asserted is that verbsgate
-    paces the stream and leaves the victim unpaced."""
-    g = governed
-    assert g.unload_verbsgate().ok
-    make_cgroups(g, ["lat", "hog"])
-    alone, _ = latency_run(g, 18830, hog=False)
-    free, free_hog = latency_run(g, 18831, hog=True)
-    assert g.load_verbsgate().ok
-    add_tenants(g, {"lat": "class latency weight 1",
-                    "hog": "class bandwidth weight 1"})
-    rate = int(free_hog["bytes"] / free_hog["duration_s"] / 2)
-    device_rate(g, f"{rate}bps")
-    paced, paced_hog = latency_run(g, 18832, hog=True)
-    lat = stats(g)["lat"]
-    rows = ["| run | victim p50 us | victim p99 us | victim ops | "
-            "hog Gbit/s |", "|---|---|---|---|---|"]
-    for name, v, h in (("alone", alone, None),
-                       ("next to the stream, no verbsgate", free, free_hog),
-                       ("next to the stream, verbsgate", paced, paced_hog)):
-        rows.append(f"| {name} | {v['lat_us']['p50']:.0f} | "
-                    f"{v['lat_us']['p99']:.0f} | {v['ops']} | "
-                    f"{h['gbps'] if h else 0:.3f} |")
-    rows.append(f"\ndevice maxrate {rate} B/s (half the stream's rate "
-                "without verbsgate); victim p99 with/without verbsgate: "
-                f"{paced['lat_us']['p99'] / free['lat_us']['p99']:.2f}")
-    report("User-space latency tenant next to a 1 MB WRITE stream "
-           "(emulated, rxe in QEMU TCG)", rows)
-    # The stream was paced, the victim's WRITEs were not.
-    assert paced_hog["bytes"] / paced_hog["duration_s"] <= 1.25 * rate, \
-        (paced_hog, rate)
-    assert lat["tx_wrs"] >= paced["ops"] and lat["throttled_ns"] == 0, lat

@@ -6,10 +6,12 @@ short. The victim's p99 with verbsgate is reported against its p99
 alone; bringing it within 1.5 times is issue #23's."""
 import fio
 import nvme
-from sqtools import add_tenants, make_cgroups, report, vgload_result
+from sqtools import (add_tenants, delta, make_cgroups, report, stats,
+                     vgload_result)
 from vgcli import cli_ok
-from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_RATE, PORT_QUEUE,
-                  Wire, far_server, near_client, nvme_across, victim_run)
+from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_RATE, PACED_MBIT,
+                  PORT_QUEUE, Wire, far_server, near_client, nvme_across,
+                  victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -24,10 +26,8 @@ PACED = "20mbit"
 CHUNK = "4k"
 PROTECTS = 5
 # NVMe-oF tenants across the wire: verbsgate paces the far device, whose
-# target QPs send the read data, below the line rate (Mbit/s); each run's
-# reads last this long, and their rates are measured but for its edges
-# (fio.read_rates()).
-NVME_PACED_MBIT = 21
+# target QPs send the read data, at PACED_MBIT; each run's reads last this
+# long, and their rates are measured but for its edges (fio.read_rates()).
 NVME_SECONDS = 15
 NVME_EDGE = 3
 
@@ -68,7 +68,9 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
         cli_ok(g, f"dev set {g.rxe_dev} maxrate {PACED} chunk {CHUNK} "
                f"chunk-nolat {CHUNK}")
         runs["alone, verbsgate"] = victim(g, w, 19116, False)
+        before = stats(g)
         runs["next to the stream, verbsgate"] = victim(g, w, 19119, True)
+        after = stats(g)
     rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; verbsgate: maxrate "
             f"{PACED}, chunk {CHUNK}, the victim's tenant of the latency "
             "class.", "",
@@ -92,6 +94,12 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
     # queue short (#23 measures how close to alone).
     assert p99("next to the stream, verbsgate") * PROTECTS <= \
         p99("next to the stream")
+    # The stream's WRITEs were held back by the pacer; the victim's, of
+    # the latency class, went to the driver at once, every one.
+    ops = runs["next to the stream, verbsgate"][0]["total"]["ops"]
+    assert delta(before, after, "bulk", "throttled_ns") > 0, after["bulk"]
+    assert delta(before, after, "lat", "throttled_ns") == 0, after["lat"]
+    assert delta(before, after, "lat", "tx_wrs") >= ops, (after["lat"], ops)
 
 
 def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
@@ -117,7 +125,7 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
         for name, n in tenants.items():
             cli_ok(g, f"tenant add {name} local {FAR_NET}.{n}/32 class "
                       f"bandwidth weight {3 if name == 'a' else 1}")
-        cli_ok(g, f"dev set {FAR_DEV} maxrate {NVME_PACED_MBIT}mbit "
+        cli_ok(g, f"dev set {FAR_DEV} maxrate {PACED_MBIT}mbit "
                "enforce on")
         # QPs are shaped from their creation: reconnect.
         nvme.reset_controllers(g, [nvme.subsystem_nqn(f"{FAR_NET}.{n}")
@@ -128,7 +136,7 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
     rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; fio 256k reads, "
             f"iodepth 8, {NVME_SECONDS} s, rates over all but its first and "
             f"last {NVME_EDGE} s; verbsgate paces {FAR_DEV} (the targets') "
-            f"at {NVME_PACED_MBIT} Mbit/s.", "",
+            f"at {PACED_MBIT} Mbit/s.", "",
             "| run | a MB/s | b MB/s | a/b | packets the port held back |",
             "|---|---|---|---|---|"]
     for label, ((a, b), held) in runs.items():
@@ -142,5 +150,89 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
         (a, b), _ = runs[label]
         assert abs(a / b - want) <= 0.15 * want, f"{label}: a/b {a / b:.2f}"
         # Shared by weight, not starved: together they keep the rate.
-        assert a + b >= 0.8 * NVME_PACED_MBIT * 1e6 / 8, \
+        assert a + b >= 0.8 * PACED_MBIT * 1e6 / 8, \
             f"{label}: a+b {(a + b) / 1e6:.2f} MB/s"
+
+
+# An NVMe-oF latency tenant on the wire: 512 B random reads, one
+# outstanding, 200 a second. At this line rate a 4 KB read is 1.3 ms of
+# the port's time, so the smallest NVMe read stands for a small message;
+# unbounded, 4 KB reads at queue depth 1 filled the port on their own.
+NVME_LATENCY = {"bs": "512", "rate_iops": 200}
+# The bulk tenants' weights against the latency tenant's 1: while a
+# latency tenant exists they are guaranteed Rmin, weights / (weights + 1)
+# of maxrate (docs/sysfs.md), here 38/39 of it.
+NVME_BULK_WEIGHT = 19
+NVME_LATENCY_PACING = (f"maxrate {PACED_MBIT}mbit chunk 4k chunk-nolat 4k "
+                       "burst 4k enforce on")
+
+
+def test_nvme_latency_tenant_behind_the_port(rxe_kept):
+    """An NVMe-oF latency tenant next to two 1 MB readers across the
+    wire: unshaped, its reads wait behind theirs in the port's queue;
+    with verbsgate splitting and pacing the readers below the line rate,
+    the queue stays empty and the readers keep most of the line."""
+    g = rxe_kept
+    nvme.cleanup_all(g)
+    tenants = {"a": 11, "b": 12, "lat": 13}
+    runs = {}
+    with Wire(g) as w, nvme_across(g, list(tenants.values())) as devs:
+        readers = [fio.read_job(t, devs[tenants[t]], bs="1m")
+                   for t in ("a", "b")]
+        lat = [fio.latency_job("lat", devs[tenants["lat"]], **NVME_LATENCY)]
+
+        def measure(label, jobs):
+            before = w.port(FAR_NETDEV)
+            res = fio.run(g, jobs, runtime=NVME_SECONDS)
+            assert res.ok, res.describe()
+            held = w.port(FAR_NETDEV)["overlimits"] - before["overlimits"]
+            bulk = sum(res[t].bw_bytes for t in ("a", "b")
+                       if t in res.jobs)
+            runs[label] = (res["lat"], bulk, held)
+
+        measure("alone", lat)
+        measure("next to the readers, module unloaded", readers + lat)
+        assert g.load_verbsgate().ok
+        for name, n in tenants.items():
+            kind = ("latency weight 1" if name == "lat" else
+                    f"bandwidth weight {NVME_BULK_WEIGHT}")
+            cli_ok(g, f"tenant add {name} local {FAR_NET}.{n}/32 class "
+                      f"{kind}")
+        cli_ok(g, f"dev set {FAR_DEV} {NVME_LATENCY_PACING}")
+        nvme.reset_controllers(g, [nvme.subsystem_nqn(f"{FAR_NET}.{n}")
+                                   for n in tenants.values()])
+        measure("next to the readers, verbsgate", readers + lat)
+
+    alone = runs["alone"][0].lat_p99_ns
+    line = int(LINE_RATE.removesuffix("mbit")) * 1e6 / 8
+    rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}. lat: fio randread "
+            f"{NVME_LATENCY['bs']} B, iodepth 1, {NVME_LATENCY['rate_iops']}"
+            "/s, each read's whole latency; a, b: fio read 1m, iodepth 8; "
+            f"{NVME_SECONDS} s. verbsgate on {FAR_DEV} (the targets'): "
+            f"`{NVME_LATENCY_PACING}`, a and b of weight {NVME_BULK_WEIGHT},"
+            " lat of the latency class.", "",
+            "| run | lat p50 µs | lat p99 µs | p99 / alone | a+b Mbit/s | "
+            "a+b / line | packets the port held back |",
+            "|---|---|---|---|---|---|---|"]
+    for label, (res, bulk, held) in runs.items():
+        rows.append(f"| {label} | {res.lat_p50_ns / 1e3:.0f} | "
+                    f"{res.lat_p99_ns / 1e3:.0f} | "
+                    f"{res.lat_p99_ns / alone:.2f} | "
+                    + (f"{bulk * 8 / 1e6:.2f} | {bulk / line:.0%}"
+                       if bulk else "— | —") + f" | {held} |")
+    report(f"Wire mode: an NVMe-oF latency tenant next to two 1 MB readers "
+           f"({LABEL})", rows)
+
+    unshaped = runs["next to the readers, module unloaded"]
+    shaped = runs["next to the readers, verbsgate"]
+    # Unshaped, the readers fill the port and the latency tenant's reads
+    # wait behind their queue.
+    assert unshaped[2] > 0
+    assert unshaped[0].lat_p99_ns >= HOL_FACTOR * alone, \
+        (unshaped[0].lat_p99_ns, alone)
+    # Split and paced below the line, the readers leave the queue short.
+    assert shaped[0].lat_p99_ns * PROTECTS <= unshaped[0].lat_p99_ns, \
+        (shaped[0].lat_p99_ns, unshaped[0].lat_p99_ns)
+    # ... and keep their rate: near Rmin, which the CPU may not reach.
+    assert shaped[1] >= 0.75 * PACED_MBIT * 1e6 / 8, \
+        f"a+b {shaped[1] * 8 / 1e6:.2f} Mbit/s"

@@ -1,4 +1,6 @@
-"""Wire mode of the test bed (issue #23), opt-in for now.
+"""Wire mode of the test bed (issue #23): the isolation tests of latency
+tenants, and of shares across a port, run in it (test_wire.py and
+others); the guest's base state stays loopback.
 
 On loopback (the base state), client and server share rxe0 and rxe hands
 each packet to its own receive path: tenants share the guest's CPUs but
@@ -27,6 +29,15 @@ WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # (SLUB debugging on) and about 330 without it, on the development
 # machine; half of the former leaves room for a machine half as fast.
 LINE_RATE = "25mbit"
+# The rate verbsgate paces a device at to share the wire (Mbit/s): it
+# paces payload and the port counts frames, about 6 % more at MTU 1024
+# (RoCE's headers), and a tenant paced closer to LINE_RATE still fills
+# the port's queue after each pause (docs/testbed.md).
+PACED_MBIT = 21
+# How verbsgate paces the stream next to LATENCY_TENANT: at PACED_MBIT,
+# in chunks of one packet and no deeper bucket, the setting under which
+# the port holds nothing back (docs/testbed.md, `make wire-sweep`).
+PACING = f"maxrate {PACED_MBIT}mbit chunk 1k chunk-nolat 1k burst 1k"
 # A NIC-like transmit queue: a 1 MB message's quarter.
 PORT_QUEUE = "256kb"
 FAR_ADDR = "10.77.0.2"
@@ -84,25 +95,35 @@ def near_client(g: Guest, cgroup: str, port: int, args: str,
                          server=FAR_ADDR, interval=0)
 
 
-def victim_run(g: Guest, w: Wire, port: int, victim: str,
-               stream: str | None) -> tuple[dict, dict | None, int]:
+def victim_run(g: Guest, w: Wire | None, port: int, victim: str,
+               stream: str | None) -> tuple[dict, dict | None, int | None]:
     """A latency tenant's vgload run (cgroup "lat", args @victim), next
     to a stream (cgroup "bulk", args @stream, started a second ahead)
     unless @stream is None, both to far servers on @port and @port + 1:
     the victim's result, the stream's, and the packets the port held
-    back meanwhile. Fails unless both runs ended well."""
-    before = w.port()
-    far_server(g, port)
+    back meanwhile. With @w None, the same on loopback: servers and
+    clients on rxe0, and no port (None held back). Fails unless both
+    runs ended well."""
+    def serve(p):
+        return far_server(g, p) if w else vgload_server(g, p, 1)
+
+    def client(cgroup, p, args, log):
+        if w:
+            return near_client(g, cgroup, p, args, log)
+        return vgload_client(g, cgroup, p, args, log, interval=0)
+    before = w.port() if w else None
+    serve(port)
     if stream:
-        far_server(g, port + 1)
-        near_client(g, "bulk", port + 1, stream, "/tmp/wire-bulk.log")
+        serve(port + 1)
+        client("bulk", port + 1, stream, "/tmp/wire-bulk.log")
         g.run("sleep 1")
-    near_client(g, "lat", port, victim, "/tmp/wire-lat.log")
+    client("lat", port, victim, "/tmp/wire-lat.log")
     lat = vgload_result(g, "/tmp/wire-lat.log")
     bulk = vgload_result(g, "/tmp/wire-bulk.log") if stream else None
     stop_vgload(g)
     assert lat["ok"] and (not bulk or bulk["ok"]), (lat, bulk)
-    return lat, bulk, w.port()["overlimits"] - before["overlimits"]
+    held = w.port()["overlimits"] - before["overlimits"] if w else None
+    return lat, bulk, held
 
 
 @contextmanager

@@ -34,8 +34,8 @@ import statistics
 import sys
 import traceback
 
-from sqtools import add_tenants, make_cgroups, pin_cgroups
-from testbed import BUILD_DIR, Guest, GuestError
+from sqtools import add_tenants, build_report, make_cgroups, pin_cgroups
+from testbed import Guest, GuestError
 from vgcli import cli_ok
 from wire import (LABEL, LATENCY_TENANT, LINE_RATE, STREAM_TENANT, Wire,
                   victim_run)
@@ -153,9 +153,7 @@ def main() -> int:
         traceback.print_exc()
         return 1
     text = table(rounds)
-    print("\n" + text)
-    BUILD_DIR.mkdir(exist_ok=True)
-    (BUILD_DIR / "wire.md").write_text(text + "\n")
+    build_report("wire.md", text)
     return 0
 
 
