@@ -20,7 +20,8 @@ driver patch: the stock rdma_rxe is loaded.
   the pacer's bucket set to one chunk); the readers of weight 19 each,
   the latency tenant's 1.
 
-Markdown to stdout and build/wire-nvme.md. The numbers are the
+Markdown to stdout and build/wire-nvme.md, every round's figures to
+build/wire-nvme.json. The numbers are the
 emulator's, not a NIC's: only the ratios within one table mean anything
 (labelled emulated, rxe in QEMU TCG, wire mode). About 20 minutes.
 """
@@ -32,13 +33,13 @@ from contextlib import ExitStack
 
 import fio
 import nvme
-from sqtools import build_report
+from sqtools import build_report, delta, stats
 from test_wire import (NVME_BULK_WEIGHT, NVME_EDGE, NVME_LATENCY,
                        NVME_SECONDS)
 from testbed import Guest, GuestError
 from vgcli import cli_ok
-from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_RATE, PACED_MBIT,
-                  PORT_QUEUE, Wire, nvme_across)
+from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
+                  PACED_MBIT, PORT_QUEUE, Wire, nvme_across)
 
 ROUNDS = int(os.environ.get("VG_WIRE_ROUNDS", "3"))
 CAPS = [int(x) for x in
@@ -47,7 +48,6 @@ CHUNKS = os.environ.get("VG_WIRE_CHUNKS", "4k,16k,64k").split(",")
 SHARES = {"3:1": {"a": 3, "b": 1}, "5:2": {"a": 5, "b": 2},
           "1:1:1": {"a": 1, "b": 1, "c": 1}}
 TENANTS = {"a": 11, "b": 12, "c": 13, "lat": 14}
-LINE_BYTES = int(LINE_RATE.removesuffix("mbit")) * 1e6 / 8
 
 
 class Bed:
@@ -62,14 +62,36 @@ class Bed:
         self.lat = [fio.latency_job("lat", devs[TENANTS["lat"]],
                                     **NVME_LATENCY)]
 
+    def kernel_lines(self) -> int:
+        return int(self.g.run("dmesg | wc -l", check=True).out)
+
+    def nvme_events(self, since: int) -> list[str]:
+        """The host's and target's messages since line @since of the
+        kernel log: an error recovery or reconnect in a run stalls its
+        tenant for seconds, which a share alone would not show."""
+        return self.g.run(f"dmesg | tail -n +{since + 1} | "
+                          "grep -E 'nvme|rxe' || true").out.splitlines()
+
     def rates(self, tenants) -> dict:
-        """Each tenant's read rate (bytes/s) over the run's middle."""
-        return fio.read_rates(self.g, [self.readers[t] for t in tenants],
-                              NVME_SECONDS, NVME_EDGE)
+        """Each tenant's read rate (bytes/s) over the run's middle; with
+        verbsgate loaded, the bytes it sent over the whole run by its
+        counters (as "tx_TENANT"); the NVMe messages of the run."""
+        loaded = self.g.verbsgate_loaded()
+        before = stats(self.g) if loaded else {}
+        mark = self.kernel_lines()
+        out = fio.read_rates(self.g, [self.readers[t] for t in tenants],
+                             NVME_SECONDS, NVME_EDGE)
+        if loaded:
+            after = stats(self.g)
+            out.update({f"tx_{t}": delta(before, after, t, "tx_bytes")
+                        for t in tenants})
+        out["events"] = self.nvme_events(mark)
+        return out
 
     def latency(self, bulk: bool) -> dict:
         """The latency tenant's run, next to two 1 MB readers if asked."""
         before = self.w.port(FAR_NETDEV)
+        mark = self.kernel_lines()
         res = fio.run(self.g, (self.big if bulk else []) + self.lat,
                       runtime=NVME_SECONDS)
         assert res.ok, res.describe()
@@ -78,7 +100,7 @@ class Bed:
                 "p99": res["lat"].lat_p99_ns / 1e3,
                 "bulk": sum(res[t].bw_bytes for t in ("a", "b")
                             if t in res.jobs),
-                "held": held}
+                "held": held, "events": self.nvme_events(mark)}
 
     def round(self) -> dict:
         g, out = self.g, {}
@@ -178,6 +200,15 @@ def frontier_table(rounds: list[dict]) -> list[str]:
     return rows
 
 
+def events(rounds: list[dict]) -> list[str]:
+    """The runs during which the host or target logged anything."""
+    rows = [f"- round {i + 1}, {row}: {line}"
+            for i, r in enumerate(rounds) for row, v in r.items()
+            for line in v["events"]]
+    return ["NVMe and rxe kernel messages during the runs: "
+            + ("none." if not rows else "")] + rows
+
+
 def main() -> int:
     print(f"wire-nvme: {LABEL}: {ROUNDS} rounds", flush=True)
     rounds = []
@@ -198,8 +229,10 @@ def main() -> int:
         return 1
     text = "\n".join([f"NVMe over RDMA on the wire, {LABEL}: line "
                       f"{LINE_RATE}, queue {PORT_QUEUE}.", ""]
-                     + shares_table(rounds) + [""] + frontier_table(rounds))
-    build_report("wire-nvme.md", text)
+                     + shares_table(rounds) + [""] + frontier_table(rounds)
+                     + [""] + events(rounds))
+    build_report("wire-nvme.md", text, {"label": LABEL, "line": LINE_RATE,
+                                        "rounds": rounds})
     return 0
 
 
