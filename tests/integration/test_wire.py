@@ -162,8 +162,9 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
 # unbounded, 4 KB reads at queue depth 1 filled the port on their own.
 NVME_LATENCY = {"bs": "512", "rate_iops": 200}
 # The bulk tenants' weights against the latency tenant's 1: while a
-# latency tenant exists they are guaranteed Rmin, weights / (weights + 1)
-# of maxrate (docs/sysfs.md), here 38/39 of it.
+# latency tenant exists, the bandwidth tenants are guaranteed Rmin, their
+# weights / (their weights + 1) of maxrate (docs/sysfs.md); with the
+# default tenant's 1, here 39/40 of it.
 NVME_BULK_WEIGHT = 19
 NVME_LATENCY_PACING = (f"maxrate {PACED_MBIT}mbit chunk 4k chunk-nolat 4k "
                        "burst 4k enforce on")
@@ -203,7 +204,9 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
         cli_ok(g, f"dev set {FAR_DEV} {NVME_LATENCY_PACING}")
         nvme.reset_controllers(g, [nvme.subsystem_nqn(f"{FAR_NET}.{n}")
                                    for n in tenants.values()])
+        before = stats(g)
         measure("next to the readers, verbsgate", readers + lat)
+        after = stats(g)
 
     alone = runs["alone"][0].lat_p99_ns
     rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}. lat: fio randread "
@@ -237,3 +240,9 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
     # ... and keep their rate: near Rmin, which the CPU may not reach.
     assert shaped[1] >= 0.75 * PACED_MBIT * 1e6 / 8, \
         f"a+b {shaped[1] * 8 / 1e6:.2f} Mbit/s"
+    # The tenants' QPs were classified as set: the readers' held back by
+    # the pacer, the latency tenant's reads sent at once.
+    for t in ("a", "b"):
+        assert delta(before, after, t, "throttled_ns") > 0, after[t]
+    assert delta(before, after, "lat", "tx_bytes") > 0, after["lat"]
+    assert delta(before, after, "lat", "throttled_ns") == 0, after["lat"]
