@@ -166,14 +166,14 @@ wire-sweep: deps
 # NVMe-oF tenants on the wire, with and without verbsgate: weighted
 # shares and the latency tenant's frontier (caps x chunk sizes), medians
 # of VG_WIRE_ROUNDS (3); Markdown to stdout and $(BUILD)/wire-nvme.md;
-# about 20 minutes.
+# about 30 minutes.
 wire-nvme: deps
 	$(MAKE) all
 	$(PYTHON) tests/integration/wire_nvme.py
 
 # A latency tenant next to a stream on loopback and on the wire, with and
 # without verbsgate: what each mode emulates; medians of VG_MODES_ROUNDS
-# (3); Markdown to stdout and $(BUILD)/testbed-modes.md; about 8 minutes.
+# (3); Markdown to stdout and $(BUILD)/testbed-modes.md; about 5 minutes.
 testbed-modes: deps
 	$(MAKE) all rxe
 	$(PYTHON) tests/integration/testbed_modes.py

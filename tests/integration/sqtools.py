@@ -202,12 +202,16 @@ def keep_report(request, tmp_path, text: str):
     append_report("\n" + text, request.node.nodeid)
 
 
-def build_report(name: str, text: str):
+def build_report(name: str, text: str, data=None):
     """Prints a make target's Markdown report and writes it to
-    build/@name."""
+    build/@name; @data, if given, (the figures behind it, for machines)
+    to the same name ending in .json."""
     print("\n" + text)
     BUILD_DIR.mkdir(exist_ok=True)
     (BUILD_DIR / name).write_text(text + "\n")
+    if data is not None:
+        path = (BUILD_DIR / name).with_suffix(".json")
+        path.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def device_rate(g: Guest, rate: str):

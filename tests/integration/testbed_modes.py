@@ -9,7 +9,7 @@ of weight 1 and the latency class, the stream's of weight 19), each
 figure the median of VG_MODES_ROUNDS rounds (default 3), both modes in
 every round of one boot.
 
-Markdown to stdout and build/testbed-modes.md; about 8 minutes. The
+Markdown to stdout and build/testbed-modes.md; about 5 minutes. The
 numbers are the emulator's: only ratios within one table mean anything
 (emulated, rxe in QEMU TCG).
 """
@@ -56,10 +56,10 @@ def median(rounds: list[dict], mode: str, run: str, key: str) -> float:
     return statistics.median(r[mode][run][key] for r in rounds)
 
 
-def table(rounds: list[dict]) -> str:
+def table(rounds: list[dict], dev: str) -> str:
     rows = [f"Latency tenant `{LATENCY_TENANT}` next to `{STREAM_TENANT}`, "
             "tenants pinned to vCPUs 0 and 1; verbsgate: "
-            f"`dev set rxe0 {PACING}`; wire: port {LINE_RATE}, queue "
+            f"`dev set {dev} {PACING}`; wire: port {LINE_RATE}, queue "
             f"{PORT_QUEUE}; medians of {len(rounds)} rounds (emulated, rxe "
             "in QEMU TCG).", "",
             "| mode | victim | p50 µs | p99 µs | p99 / alone | "
@@ -87,6 +87,7 @@ def main() -> int:
     try:
         with Guest() as g:
             assert g.load_rxe(patched=True).ok
+            dev = g.rxe_dev
             make_cgroups(g, ["lat", "bulk"])
             pin_cgroups(g, {"lat": "0", "bulk": "1"}, "1")
             for i in range(ROUNDS):
@@ -99,7 +100,7 @@ def main() -> int:
     except (GuestError, AssertionError):
         traceback.print_exc()
         return 1
-    text = table(rounds)
+    text = table(rounds, dev)
     build_report("testbed-modes.md", text)
     return 0
 

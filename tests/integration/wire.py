@@ -29,6 +29,7 @@ WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # (SLUB debugging on) and about 330 without it, on the development
 # machine; half of the former leaves room for a machine half as fast.
 LINE_RATE = "25mbit"
+LINE_BYTES = int(LINE_RATE.removesuffix("mbit")) * 1e6 / 8   # per second
 # The rate verbsgate paces a device at to share the wire (Mbit/s): it
 # paces payload and the port counts frames, about 6 % more at MTU 1024
 # (RoCE's headers), and a tenant paced closer to LINE_RATE still fills

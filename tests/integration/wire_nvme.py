@@ -20,9 +20,10 @@ driver patch: the stock rdma_rxe is loaded.
   the pacer's bucket set to one chunk); the readers of weight 19 each,
   the latency tenant's 1.
 
-Markdown to stdout and build/wire-nvme.md. The numbers are the
+Markdown to stdout and build/wire-nvme.md, every round's figures to
+build/wire-nvme.json. The numbers are the
 emulator's, not a NIC's: only the ratios within one table mean anything
-(labelled emulated, rxe in QEMU TCG, wire mode). About 20 minutes.
+(labelled emulated, rxe in QEMU TCG, wire mode). About 30 minutes.
 """
 import os
 import statistics
@@ -32,13 +33,13 @@ from contextlib import ExitStack
 
 import fio
 import nvme
-from sqtools import build_report
+from sqtools import build_report, delta, stats
 from test_wire import (NVME_BULK_WEIGHT, NVME_EDGE, NVME_LATENCY,
                        NVME_SECONDS)
 from testbed import Guest, GuestError
 from vgcli import cli_ok
-from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_RATE, PACED_MBIT,
-                  PORT_QUEUE, Wire, nvme_across)
+from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
+                  PACED_MBIT, PORT_QUEUE, Wire, nvme_across)
 
 ROUNDS = int(os.environ.get("VG_WIRE_ROUNDS", "3"))
 CAPS = [int(x) for x in
@@ -47,7 +48,6 @@ CHUNKS = os.environ.get("VG_WIRE_CHUNKS", "4k,16k,64k").split(",")
 SHARES = {"3:1": {"a": 3, "b": 1}, "5:2": {"a": 5, "b": 2},
           "1:1:1": {"a": 1, "b": 1, "c": 1}}
 TENANTS = {"a": 11, "b": 12, "c": 13, "lat": 14}
-LINE_BYTES = int(LINE_RATE.removesuffix("mbit")) * 1e6 / 8
 
 
 class Bed:
@@ -62,14 +62,40 @@ class Bed:
         self.lat = [fio.latency_job("lat", devs[TENANTS["lat"]],
                                     **NVME_LATENCY)]
 
+    def kernel_clock(self) -> float:
+        """Now, in the kernel log's clock (seconds since boot)."""
+        return float(self.g.run("cut -d' ' -f1 /proc/uptime",
+                                check=True).out)
+
+    def nvme_events(self, since: float) -> list[str]:
+        """The host's and target's kernel messages logged after @since:
+        an error recovery or reconnect in a run stalls its tenant for
+        seconds, which a share alone would not show."""
+        return self.g.run(
+            "dmesg | awk -F'] ' "
+            f"'substr($1, 2) + 0 > {since} && /nvme|rxe/' || true"
+        ).out.splitlines()
+
     def rates(self, tenants) -> dict:
-        """Each tenant's read rate (bytes/s) over the run's middle."""
-        return fio.read_rates(self.g, [self.readers[t] for t in tenants],
-                              NVME_SECONDS, NVME_EDGE)
+        """Each tenant's read rate (bytes/s) over the run's middle; with
+        verbsgate loaded, the bytes it sent over the whole run by its
+        counters (as "tx_TENANT"); the NVMe messages of the run."""
+        loaded = self.g.verbsgate_loaded()
+        before = stats(self.g) if loaded else {}
+        mark = self.kernel_clock()
+        out = fio.read_rates(self.g, [self.readers[t] for t in tenants],
+                             NVME_SECONDS, NVME_EDGE)
+        if loaded:
+            after = stats(self.g)
+            out.update({f"tx_{t}": delta(before, after, t, "tx_bytes")
+                        for t in tenants})
+        out["events"] = self.nvme_events(mark)
+        return out
 
     def latency(self, bulk: bool) -> dict:
         """The latency tenant's run, next to two 1 MB readers if asked."""
         before = self.w.port(FAR_NETDEV)
+        mark = self.kernel_clock()
         res = fio.run(self.g, (self.big if bulk else []) + self.lat,
                       runtime=NVME_SECONDS)
         assert res.ok, res.describe()
@@ -78,7 +104,7 @@ class Bed:
                 "p99": res["lat"].lat_p99_ns / 1e3,
                 "bulk": sum(res[t].bw_bytes for t in ("a", "b")
                             if t in res.jobs),
-                "held": held}
+                "held": held, "events": self.nvme_events(mark)}
 
     def round(self) -> dict:
         g, out = self.g, {}
@@ -119,9 +145,15 @@ def median(rounds: list[dict], row: str, key) -> float:
     return statistics.median(r[row][key] for r in rounds)
 
 
+def over(x: float, y: float) -> float:
+    """x / y, infinite for a starved y: a round's figure, not a crash
+    after the run's last round."""
+    return x / y if y else float("inf")
+
+
 def share(rounds: list[dict], row: str, t: str, last: str) -> float:
     """The median of @t's rate over @last's."""
-    return statistics.median(r[row][t] / r[row][last] for r in rounds)
+    return statistics.median(over(r[row][t], r[row][last]) for r in rounds)
 
 
 def shares_table(rounds: list[dict]) -> list[str]:
@@ -141,7 +173,7 @@ def shares_table(rounds: list[dict]) -> list[str]:
                              for t in weights)
             ratio = ":".join(f"{share(rounds, row, t, last):.2f}"
                              for t in weights)
-            per = ", ".join(":".join(f"{r[row][t] / r[row][last]:.2f}"
+            per = ", ".join(":".join(f"{over(r[row][t], r[row][last]):.2f}"
                                      for t in weights) for r in rounds)
             rows.append(f"| {name} | {run} | {mbs} | {ratio} | {per} |")
     return rows
@@ -152,7 +184,8 @@ def frontier_table(rounds: list[dict]) -> list[str]:
     rows = [f"The latency tenant (fio randread {NVME_LATENCY['bs']} B, "
             f"iodepth 1, {NVME_LATENCY['rate_iops']}/s, each read's whole "
             "latency) next to two 1 MB readers (iodepth 8, weight "
-            f"{NVME_BULK_WEIGHT} each, latency tenant 1); verbsgate caps "
+            f"{NVME_BULK_WEIGHT} each, latency tenant 1, and the share runs' "
+            "third tenant idle at weight 1); verbsgate caps "
             f"{FAR_DEV} at a fraction of the line rate, chunk = bucket; "
             f"{NVME_SECONDS} s runs, medians of {len(rounds)} rounds.", "",
             "| readers | lat p50 µs | lat p99 µs | p99 / alone | "
@@ -178,6 +211,15 @@ def frontier_table(rounds: list[dict]) -> list[str]:
     return rows
 
 
+def events(rounds: list[dict]) -> list[str]:
+    """The runs during which the host or target logged anything."""
+    rows = [f"- round {i + 1}, {row}: {line}"
+            for i, r in enumerate(rounds) for row, v in r.items()
+            for line in v["events"]]
+    return ["NVMe and rxe kernel messages during the runs: "
+            + ("none." if not rows else "")] + rows
+
+
 def main() -> int:
     print(f"wire-nvme: {LABEL}: {ROUNDS} rounds", flush=True)
     rounds = []
@@ -194,13 +236,17 @@ def main() -> int:
                     f"{k} {v['p99']:.0f}" for k, v in rounds[-1].items()
                     if "p99" in v), flush=True)
     except (GuestError, AssertionError):
+        # Report the rounds that ended, then fail.
         traceback.print_exc()
-        return 1
+        if not rounds:
+            return 1
     text = "\n".join([f"NVMe over RDMA on the wire, {LABEL}: line "
                       f"{LINE_RATE}, queue {PORT_QUEUE}.", ""]
-                     + shares_table(rounds) + [""] + frontier_table(rounds))
-    build_report("wire-nvme.md", text)
-    return 0
+                     + shares_table(rounds) + [""] + frontier_table(rounds)
+                     + [""] + events(rounds))
+    build_report("wire-nvme.md", text, {"label": LABEL, "line": LINE_RATE,
+                                        "rounds": rounds})
+    return 0 if len(rounds) == ROUNDS else 1
 
 
 if __name__ == "__main__":
