@@ -38,7 +38,7 @@
  * Before the wrappers go, the shaper is drained (vg_interpose_drain()):
  * completions of the chunks it posted carry its own wr_id and must pass
  * the poll wrapper. If they do not come in time (device removal's bound,
- * see datapath/device.c), the wrappers stay and nothing is freed.
+ * see datapath/client.c), the wrappers stay and nothing is freed.
  *
  * Context: create/modify/destroy QP and destroy CQ wrappers run in the
  * process context of their caller (they may sleep) and take the QP
@@ -510,7 +510,7 @@ static void vg_interpose_destroy(struct vg_shaper *sh)
  * Once the shaper drained, returns when no wrapper uses @dev any more
  * (phases 1 and 2 above).
  *
- * Context: process context (ib_client remove, or device.c's work);
+ * Context: process context (ib_client remove, or client.c's work);
  * sleeps for grace periods.
  * Return: true; false if the shaper did not drain within @bound: then
  * the wrappers stay installed and nothing is freed, and the caller

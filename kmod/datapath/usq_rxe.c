@@ -13,7 +13,7 @@
  *
  * So verbsgate registers when the first rxe device attaches and
  * unregisters when the last one goes: from the ib_client add and remove
- * callbacks of rxe devices (datapath/device.c), on `rdma link add` and
+ * callbacks of rxe devices (datapath/client.c), on `rdma link add` and
  * `delete`, on rdma_rxe's unload and on verbsgate's. rdma_rxe cannot
  * finish unloading while such a callback runs (its exit unregisters its
  * devices, which waits for the clients' callbacks), so the references
