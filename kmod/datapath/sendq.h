@@ -211,6 +211,8 @@ static inline void vg_sendq_move(struct vg_shaper *sh, struct vg_sendq *sq,
 static inline struct vg_shaper_port *vg_sendq_port(struct vg_shaper *sh,
 						   const struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return &sh->ports[sq->slot.port];
 }
 

@@ -104,6 +104,8 @@ enum ib_wc_status vg_sendq_owner_status(struct vg_shaper *sh,
 					struct vg_sendq *sq,
 					enum ib_wc_status status)
 {
+	lockdep_assert_held(&sh->lock);
+
 	if (status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
 		status = sq->first_err;
 		sq->first_err = IB_WC_SUCCESS;
@@ -538,6 +540,8 @@ static bool vg_sendq_ready(struct vg_slot *slot)
 {
 	struct vg_sendq *sq = vg_slot_sendq(slot);
 
+	lockdep_assert_held(&sq->sh->lock);
+
 	if (list_empty(&sq->queue) || vg_sendq_failed(sq))
 		return false;
 	if (sq->inflight >= sq->depth) {
@@ -552,6 +556,8 @@ static bool vg_sendq_ready(struct vg_slot *slot)
 static bool vg_sendq_slot_reactivate(struct vg_shaper *sh,
 				     struct vg_slot *slot, u64 now)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return vg_sendq_reactivate(sh, vg_slot_sendq(slot), now);
 }
 
@@ -559,12 +565,16 @@ static bool vg_sendq_slot_reactivate(struct vg_shaper *sh,
 static bool vg_sendq_slot_send_home(struct vg_shaper *sh,
 				    struct vg_slot *slot)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return vg_sendq_send_home(sh, vg_slot_sendq(slot));
 }
 
 /* vg_sendq_settle() for the shaper's drain. Under the shaper lock. */
 static void vg_sendq_slot_settle(struct vg_shaper *sh, struct vg_slot *slot)
 {
+	lockdep_assert_held(&sh->lock);
+
 	vg_sendq_settle(sh, vg_slot_sendq(slot));
 }
 
@@ -589,6 +599,8 @@ const struct vg_slot_ops vg_sendq_slot_ops = {
 static bool vg_sendq_clear(const struct vg_shaper *sh,
 			   const struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return list_empty(&sq->queue) && list_empty(&sq->flushq) && !sq->busy;
 }
 

@@ -545,8 +545,11 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_slot *slot,
 int vg_shaper_slot_add(struct vg_shaper *sh, struct vg_slot *slot,
 		       struct vg_ktenant *t)
 {
-	int ret = vg_shaper_place(sh, slot, 0, t);
+	int ret;
 
+	lockdep_assert_held(&sh->lock);
+
+	ret = vg_shaper_place(sh, slot, 0, t);
 	if (!ret)
 		list_add_tail(&slot->node, &sh->slots);
 	return ret;
@@ -577,6 +580,8 @@ static void vg_shaper_unplace(struct vg_shaper *sh, struct vg_slot *slot)
  */
 void vg_shaper_slot_del(struct vg_shaper *sh, struct vg_slot *slot)
 {
+	lockdep_assert_held(&sh->lock);
+
 	vg_shaper_unplace(sh, slot);
 	list_del_init(&slot->node);
 }
@@ -737,6 +742,8 @@ static void vg_shaper_leave(struct vg_shaper *sh, struct vg_slot *slot,
 			    struct vg_ktenant *t)
 {
 	struct vg_ktenant *cur;
+
+	lockdep_assert_held(&sh->lock);
 
 	if (!slot->q)
 		return;

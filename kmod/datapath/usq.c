@@ -154,6 +154,8 @@ static struct vg_usq_wqe *vg_usq_head(struct vg_usq *usq)
 /* Forget the oldest held WQE. Under the shaper lock. */
 static void vg_usq_pop(struct vg_shaper *sh, struct vg_usq *usq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	usq->head++;
 	if (!--usq->nheld)
 		WRITE_ONCE(sh->usqs_holding, sh->usqs_holding - 1);
@@ -712,6 +714,8 @@ static bool vg_usq_slot_ready(struct vg_slot *slot)
 static bool vg_usq_slot_reactivate(struct vg_shaper *sh, struct vg_slot *slot,
 				   u64 now)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return vg_usq_reactivate(sh, vg_slot_usq(slot), now);
 }
 

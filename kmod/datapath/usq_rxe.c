@@ -171,6 +171,8 @@ static void vg_rxe_register(const char *name)
 	enum vg_rxe_policy state = VG_RXE_UNSUPPORTED;
 	int ret = 0;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	reg = symbol_get(rxe_sq_policy_register);
 	unreg = symbol_get(rxe_sq_policy_unregister);
 	vg_rxe_driver.release = symbol_get(rxe_sq_release);
