@@ -12,8 +12,9 @@ from sqtools import (add_tenants, delta, make_cgroups, report, stats,
                      vgload_result)
 from vgcli import cli_ok
 from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
-                  LOCAL, PACED_MBIT, PORT_QUEUE, Wire, WireCounts, far_server,
-                  near_client, nvme_across, victim_run)
+                  LOCAL, PACED_MBIT, PORT_QUEUE, PORT_QUEUE_BYTES, Wire,
+                  WireCounts, far_server, near_client, nvme_across,
+                  victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -169,6 +170,8 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
             f"{label}: a+b {(a + b) / 1e6:.2f} MB/s"
 
 
+# The time the port takes to send what its queue holds when full.
+QUEUE_DRAIN_NS = PORT_QUEUE_BYTES / LINE_BYTES * 1e9
 # An NVMe-oF latency tenant on the wire: 512 B random reads, one
 # outstanding, 200 a second. At this line rate a 4 KB read is 1.3 ms of
 # the port's time, so the smallest NVMe read stands for a small message;
@@ -241,14 +244,20 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
 
     unshaped = runs["next to the readers, module unloaded"]
     shaped = runs["next to the readers, verbsgate"]
+    # What the readers add to the latency tenant's p99. Its p99 alone is
+    # the guest's speed (a read is milliseconds of emulated CPU: 2.4 ms
+    # on one host of docs/testbed.md, 10 to 11.5 on a slower one), the
+    # port's queue a fixed time, so the test compares what is added, not
+    # ratios to alone.
+    added = {k: max(0, r[0].lat_p99_ns - alone)
+             for k, r in (("unshaped", unshaped), ("verbsgate", shaped))}
     # Unshaped, the readers fill the port and the latency tenant's reads
-    # wait behind their queue.
+    # wait behind their queue: at least half its drain time.
     assert unshaped[2].held > 0
-    assert unshaped[0].lat_p99_ns >= HOL_FACTOR * alone, \
-        (unshaped[0].lat_p99_ns, alone)
+    assert added["unshaped"] >= 0.5 * QUEUE_DRAIN_NS, (added, alone)
     # Split and paced below the line, the readers leave the queue short.
-    assert shaped[0].lat_p99_ns * PROTECTS <= unshaped[0].lat_p99_ns, \
-        (shaped[0].lat_p99_ns, unshaped[0].lat_p99_ns)
+    assert added["verbsgate"] * PROTECTS <= added["unshaped"], \
+        (added, alone)
     # ... and keep their rate: near Rmin, which the CPU may not reach.
     assert shaped[1] >= 0.75 * PACED_MBIT * 1e6 / 8, \
         f"a+b {shaped[1] * 8 / 1e6:.2f} Mbit/s"

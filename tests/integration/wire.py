@@ -42,6 +42,7 @@ PACED_MBIT = 21
 PACING = f"maxrate {PACED_MBIT}mbit chunk 1k chunk-nolat 1k burst 1k"
 # A NIC-like transmit queue: a 1 MB message's quarter.
 PORT_QUEUE = "256kb"
+PORT_QUEUE_BYTES = int(PORT_QUEUE.removesuffix("kb")) * 1024
 FAR_ADDR = "10.77.0.2"
 FAR_DEV = "rxe1"
 FAR_NETDEV = "vg1"
