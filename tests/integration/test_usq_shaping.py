@@ -309,15 +309,15 @@ def test_tenants_share_the_wire_by_weight(governed):
         assert g.unload_verbsgate().ok
         make_cgroups(g, list(tenants))
         ports = {}
-        with w.watch() as ports["without verbsgate"]:
+        with w.watch(peak=True) as ports["without verbsgate"]:
             free = pair(g, 18820, list(tenants), WIRE_STREAM, wire=True)
         assert g.load_verbsgate().ok
         add_tenants(g, tenants)
         device_rate(g, f"{PACED_MBIT}mbit")
-        with w.watch() as ports["verbsgate 3:1"]:
+        with w.watch(peak=True) as ports["verbsgate 3:1"]:
             three = pair(g, 18821, list(tenants), WIRE_STREAM, wire=True)
         cli_ok(g, "tenant set heavy weight 1")
-        with w.watch() as ports["verbsgate 1:1"]:
+        with w.watch(peak=True) as ports["verbsgate 1:1"]:
             one = pair(g, 18822, list(tenants), WIRE_STREAM, wire=True)
     rows = [f"Port {LINE_RATE}; rxe0 paced at {PACED_MBIT} Mbit/s; "
             f"vgload `{WIRE_STREAM}` per tenant, bytes its clients "

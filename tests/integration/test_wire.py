@@ -38,7 +38,7 @@ NVME_EDGE = 3
 def test_traffic_crosses_the_port(guest):
     make_cgroups(guest, ["lat"])
     log = "/tmp/wire-alone.log"
-    with Wire(guest) as w, w.watch() as port:
+    with Wire(guest) as w, w.watch(peak=True) as port:
         far_server(guest, 19100)
         near_client(guest, "lat", 19100, f"{VICTIM} --duration 3", log)
         res = vgload_result(guest, log)
@@ -128,7 +128,7 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
         jobs = [fio.read_job(name, devs[n]) for name, n in tenants.items()]
 
         def measure(label):
-            with w.watch(FAR_NETDEV) as port:
+            with w.watch(FAR_NETDEV, peak=True) as port:
                 res = fio.read_rates(g, jobs, NVME_SECONDS, NVME_EDGE)
             runs[label] = ([res[t] for t in tenants], port)
 

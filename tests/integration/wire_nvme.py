@@ -84,7 +84,7 @@ class Bed:
         loaded = self.g.verbsgate_loaded()
         before = stats(self.g) if loaded else {}
         mark = self.kernel_clock()
-        with self.w.watch(FAR_NETDEV) as port:
+        with self.w.watch(FAR_NETDEV, peak=True) as port:
             out = fio.read_rates(self.g, [self.readers[t] for t in tenants],
                                  NVME_SECONDS, NVME_EDGE)
         out.update(asdict(port))
