@@ -7,9 +7,9 @@
  * Outermost first. A lock may be taken while holding only locks above it.
  *
  *  0. ib_core's device locks (devices_rwsem, client_data_rwsem): held by
- *     ib_core when it calls the ib_client (datapath/device.c), so nothing
+ *     ib_core when it calls the ib_client (datapath/client.c), so nothing
  *     under the locks below calls back into ib_core's device management.
- *  1. vg_tenants_lock (mutex, tenant/tenant.c): tenant registry changes
+ *  1. vg_tenants_lock (mutex, tenant/registry.c): tenant registry changes
  *     and walks; the tenant notifier chain runs under it.
  *  2. vg_devices_lock (mutex, datapath/device.c): device registry
  *     membership and names; netlink and sysfs walks over devices, the

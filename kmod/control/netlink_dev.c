@@ -126,6 +126,8 @@ static int vg_nl_put_devcfg(struct sk_buff *skb, struct vg_device *dev)
 	struct vg_devcfg_view *v;
 	int ret = -EMSGSIZE;
 
+	lockdep_assert_held(&vg_devices_lock);
+
 	/* About 330 bytes: kept off the stack of a deep netlink path. */
 	v = kmalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)

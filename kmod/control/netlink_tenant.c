@@ -2,8 +2,8 @@
 /*
  * verbsgate: netlink commands on tenants (TENANT_ADD, _DEL, _SET, _GET)
  * and the counters dump (STATS_GET). Policies are in netlink.c; the
- * registry and its rules in tenant.c. Handlers run in process context
- * under genl_mutex; dumps walk the registry under vg_tenants_lock.
+ * registry and its rules in tenant/registry.c. Handlers run in process
+ * context under genl_mutex; dumps walk the registry under vg_tenants_lock.
  */
 #include "tenant/tenant.h"
 

@@ -464,7 +464,7 @@ void vg_sysfs_ports_del(struct vg_device *dev)
 
 /**
  * vg_sysfs_tenant_add() - create /sys/kernel/verbsgate/tenants/<t->name>
- * @t: tenant whose kobject is initialized (its ktype is tenant/tenant.c's)
+ * @t: tenant whose kobject is initialized (its ktype is tenant/registry.c's)
  *
  * On failure the caller still owns its reference on @t.
  *

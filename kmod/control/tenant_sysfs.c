@@ -3,7 +3,7 @@
  * verbsgate: the files of /sys/kernel/verbsgate/tenants/<name>/
  * (docs/sysfs.md), one value per file, all read-only.
  *
- * Policy files read one field each with READ_ONCE (tenant.c writes them
+ * Policy files read one field each with READ_ONCE (registry.c writes them
  * under vg_tenants_lock with WRITE_ONCE); selector files read fields fixed
  * at creation; counter files sum the per-CPU counters. No file takes a
  * lock, so a tenant's directory can be removed under vg_tenants_lock.

@@ -100,7 +100,7 @@
  * the kernel) and passes them to vg_sched_init(); the scheduler keeps them
  * until the caller frees them. No other allocation happens. That is 280
  * bytes per tenant slot and 40 per QP slot, plus the block pool, which
- * vg_qpool_blocks() in sched.c sizes for the worst spread of QPs over
+ * vg_qpool_blocks() in qheap.c sizes for the worst spread of QPs over
  * tenants: about 16 bytes per QP slot and up to 420 per tenant slot. In
  * all 6.0 MiB for 4096 tenants and 65536 QPs (2.4 MiB of it the pool),
  * 2.6 MiB for 4096 tenants and 16384 QPs.

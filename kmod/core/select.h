@@ -16,9 +16,9 @@
  * A user QP never matches a ULP selector and a kernel QP never matches a
  * cgroup selector; a QP without addresses matches no address selector.
  *
- * Everything here is plain data: the glue (tenant.c) describes a cgroup
- * by an opaque identity and its depth, and a user QP's cgroup by its
- * ancestor array indexed by depth, the way struct cgroup keeps
+ * Everything here is plain data: the glue (tenant/classify.c) describes a
+ * cgroup by an opaque identity and its depth, and a user QP's cgroup by
+ * its ancestor array indexed by depth, the way struct cgroup keeps
  * ancestors[] and level. The selected cgroup is then an ancestor-or-self
  * of the QP's exactly when its level is at most the QP's and the QP's
  * ancestors[level] is it, which is what cgroup_is_descendant() tests.
@@ -32,7 +32,7 @@
 
 #include "vg_compat.h"
 
-/* Mirrors enum verbsgate_selector of the uapi (asserted in tenant.c). */
+/* Mirrors enum verbsgate_selector of the uapi (asserted in classify.c). */
 enum vg_sel_type {
 	VG_SEL_DEFAULT,
 	VG_SEL_CGROUP,

@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "core/ctrl.h"
@@ -53,7 +54,7 @@ struct vg_qp;
  * @ref_p99_ns: latest p99 of the reference flow, 0 before the first sample
  * @port_work: reads the port's rate and largest message after attaching
  * @remove_work: detaches a device whose removal left its wrappers in
- *	place (device.c)
+ *	place (client.c)
  * @paced_ports_kobj: its paced_ports/ directory, NULL if the device is
  *	not shaped (control/sysfs.c)
  * @port_kobj: the directories in @paced_ports_kobj, one per port paced
@@ -128,11 +129,18 @@ extern struct mutex vg_devices_lock;
 extern struct workqueue_struct *vg_wq;
 extern const struct vg_device_ops *vg_device_ops;
 
+/* Between the registry (device.c) and the ib_client (client.c) only. */
+extern struct xarray vg_devices;
+extern struct xarray vg_orphans;
+extern struct ib_client vg_ib_client;
+
 typedef int (*vg_device_fn)(struct vg_device *dev, void *arg);
 
+/* client.c */
 int vg_devices_init(const struct vg_device_ops *ops);
 void vg_devices_exit(void);
 
+/* device.c */
 struct vg_device *vg_device_of(struct ib_device *ibdev);
 u32 vg_device_count(void);
 int vg_device_with(u32 index, const char *name, vg_device_fn fn, void *arg);

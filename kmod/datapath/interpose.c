@@ -35,10 +35,10 @@
  *     epilogue without sleeping; before the module text goes away,
  *     vg_interpose_exit() runs phase 1's pair of grace periods once more.
  *
- * Before the wrappers go, the shaper is drained (shaper.c): completions
- * of the chunks it posted carry its own wr_id and must pass the poll
- * wrapper. If they do not come in time (device removal's bound, see
- * datapath/device.c), the wrappers stay and nothing is freed.
+ * Before the wrappers go, the shaper is drained (vg_interpose_drain()):
+ * completions of the chunks it posted carry its own wr_id and must pass
+ * the poll wrapper. If they do not come in time (device removal's bound,
+ * see datapath/client.c), the wrappers stay and nothing is freed.
  *
  * Context: create/modify/destroy QP and destroy CQ wrappers run in the
  * process context of their caller (they may sleep) and take the QP
@@ -253,7 +253,7 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 		sq = vg_sendq_of(ip, qp);
 		/* Each port is paced apart: follow the QP to its port. */
 		if (sq && (attr_mask & IB_QP_PORT))
-			vg_shaper_set_port(&ip->shaper, sq, attr->port_num);
+			vg_sendq_set_port(&ip->shaper, sq, attr->port_num);
 		if (sq)
 			vg_sendq_modified(&ip->shaper, sq, attr, attr_mask);
 		rcu_read_unlock();
@@ -456,6 +456,8 @@ void vg_interpose_attach(struct vg_device *dev)
 	if (vg_shaper_init(&ip->shaper, dev, dev->ports,
 			   ip->post_send))
 		pr_warn("%s: no memory to shape send queues\n", dev->name);
+	/* Its kernel QPs' chunks go from their home CPUs (sendq_post.c). */
+	ip->shaper.home_posts = vg_rxe_device(ibdev);
 	WRITE_ONCE(ibdev->ops.create_qp, vg_create_qp);
 	WRITE_ONCE(ibdev->ops.modify_qp, vg_modify_qp);
 	WRITE_ONCE(ibdev->ops.destroy_qp, vg_destroy_qp);
@@ -467,17 +469,48 @@ void vg_interpose_attach(struct vg_device *dev)
 	ip->attached = true;
 }
 
+/*
+ * Unload and device removal: stop shaping (vg_shaper_drain()) and wait
+ * until nothing is left of any kind of queue. Process context; sleeps;
+ * takes the shaper lock. Return: whether the shaper drained within
+ * @bound (true if it was never set up).
+ */
+static bool vg_interpose_drain(struct vg_shaper *sh, bool rings,
+			       unsigned long bound)
+{
+	if (!sh->active)
+		return true;
+	vg_shaper_drain(sh);
+	/* User send queues' drivers execute what they hold themselves. */
+	vg_usq_drain(sh);
+	return vg_sendq_wait_idle(sh, rings, bound);
+}
+
+/*
+ * Free a drained device's shaper and its queues' state; the wrappers are
+ * gone. Process context; sleeps.
+ */
+static void vg_interpose_destroy(struct vg_shaper *sh)
+{
+	if (!sh->active)
+		return;
+	/* What may arm the shaper's hrtimer stops before it. */
+	vg_sendq_stop_all(sh);
+	vg_shaper_destroy(sh);
+	vg_sendq_free_all(sh);
+}
+
 /**
  * vg_interpose_detach() - restore a device's operations, free its QP state
  * @dev: the device; its wrappers may be running
  * @rings: wait for the rings of QPs destroyed undrained, too
  * @bound: the longest wait for the shaper to drain, in jiffies; 0 for as
- *	long as it takes (vg_shaper_drain())
+ *	long as it takes (vg_sendq_wait_idle())
  *
  * Once the shaper drained, returns when no wrapper uses @dev any more
  * (phases 1 and 2 above).
  *
- * Context: process context (ib_client remove, or device.c's work);
+ * Context: process context (ib_client remove, or client.c's work);
  * sleeps for grace periods.
  * Return: true; false if the shaper did not drain within @bound: then
  * the wrappers stay installed and nothing is freed, and the caller
@@ -490,7 +523,7 @@ bool vg_interpose_detach(struct vg_device *dev, bool rings,
 	struct vg_interpose *ip = &dev->ipose;
 
 	if (ip->attached) {
-		if (!vg_shaper_drain(&ip->shaper, rings, bound))
+		if (!vg_interpose_drain(&ip->shaper, rings, bound))
 			return false;
 		WRITE_ONCE(ibdev->ops.create_qp, ip->create_qp);
 		WRITE_ONCE(ibdev->ops.modify_qp, ip->modify_qp);
@@ -504,7 +537,7 @@ bool vg_interpose_detach(struct vg_device *dev, bool rings,
 		synchronize_rcu_tasks();
 		synchronize_rcu();
 		synchronize_srcu(&vg_interpose_srcu);
-		vg_shaper_destroy(&ip->shaper);
+		vg_interpose_destroy(&ip->shaper);
 	}
 	vg_qp_table_destroy(&ip->qps);
 	return true;

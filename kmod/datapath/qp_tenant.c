@@ -51,6 +51,8 @@ static int vg_qp_tenant_event(struct notifier_block *nb, unsigned long ev,
 	struct vg_qp_change c = { .ev = ev, .t = data };
 	unsigned long pos = 0;
 
+	lockdep_assert_held(&vg_tenants_lock);
+
 	vg_device_for_each(&pos, vg_qp_retenant_dev, &c);
 	return NOTIFY_OK;
 }

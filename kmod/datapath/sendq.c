@@ -83,6 +83,36 @@ u32 vg_sendq_reserve(const struct vg_shaper *sh, struct ib_qp_init_attr *attr,
 	return extra;
 }
 
+static void vg_sendq_free(struct vg_sendq *sq);
+
+/**
+ * vg_sendq_bind() - give a new shaped QP its scheduler slot
+ * @sh: the shaper
+ * @sq: the QP's state, not yet visible to the post path
+ * @t: its tenant
+ *
+ * The QP starts on the device's first port; vg_sendq_set_port() follows
+ * it when it is moved to INIT on another.
+ *
+ * Context: process context; takes the shaper lock.
+ * Return: 0, or -ENOSPC (no QP slot left: the QP stays unshaped).
+ */
+static int vg_sendq_bind(struct vg_shaper *sh, struct vg_sendq *sq,
+			 struct vg_ktenant *t)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	ret = vg_shaper_slot_add(sh, &sq->slot, t);
+	if (!ret) {
+		list_add_tail(&sq->node, &sh->sqs);
+		WRITE_ONCE(sh->nsqs, sh->nsqs + 1);
+	}
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return ret;
+}
+
 /**
  * vg_sendq_create() - shape a new kernel-owned QP
  * @sh: its device's shaper
@@ -147,10 +177,10 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	sq->chunk_vsge = (struct vg_sge *)(sq->chunk_sge + nsge);
 	INIT_LIST_HEAD(&sq->node);
 	INIT_LIST_HEAD(&sq->inject_node);
-	INIT_LIST_HEAD(&sq->attn_node);
+	INIT_LIST_HEAD(&sq->slot.attn_node);
 	INIT_LIST_HEAD(&sq->queue);
 	INIT_LIST_HEAD(&sq->flushq);
-	sq->slot.kind = VG_SLOT_SENDQ;
+	sq->slot.ops = &vg_sendq_slot_ops;
 	sq->slot.q = q;
 	sq->qp = qp;
 	sq->depth = depth;
@@ -167,7 +197,7 @@ struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
 	t = rcu_dereference(q->tenant);
 	t = t ? vg_tenant_get(t) : NULL;
 	rcu_read_unlock();
-	if (!t || vg_shaper_bind(sh, sq, t)) {
+	if (!t || vg_sendq_bind(sh, sq, t)) {
 		WRITE_ONCE(q->unshaped, t ? VERBSGATE_QP_REASON_QP_LIMIT :
 					    VERBSGATE_QP_REASON_NO_TENANT);
 		pr_warn_ratelimited("%s: QP %u is not shaped\n",
@@ -210,7 +240,7 @@ void vg_sendq_drop_wrs(struct vg_sendq *sq)
  *
  * Context: process context.
  */
-void vg_sendq_free(struct vg_sendq *sq)
+static void vg_sendq_free(struct vg_sendq *sq)
 {
 	vg_sendq_drop_wrs(sq);
 	vg_tenant_put(sq->slot.tenant);
@@ -285,7 +315,7 @@ void vg_sendq_close(struct vg_shaper *sh, struct vg_sendq *sq)
 	vg_sendq_move(sh, sq, VG_SQ_CLOSED);
 	wait_event_lock_irq(sh->idle_wq, !sq->busy, sh->lock);
 	list_del_init(&sq->inject_node);
-	list_del_init(&sq->attn_node);
+	list_del_init(&sq->slot.attn_node);
 	vg_shaper_slot_del(sh, &sq->slot);
 	vg_sendq_drop_wrs(sq);
 	list_move_tail(&sq->node, &sh->closed);
@@ -375,6 +405,47 @@ void vg_sendq_bury(struct vg_shaper *sh, struct vg_sendq *sq)
 	/* Device removal may wait for the closed list to empty. */
 	vg_shaper_wake_idle(sh);
 	kfree_rcu(sq, rcu);
+}
+
+/**
+ * vg_sendq_stop_all() - stop the works of a device's send queues
+ * @sh: the shaper, drained (vg_sendq_wait_idle()); its wrappers are gone
+ *
+ * Draining, the hrtimer queues no QP's work; a work may arm the hrtimer,
+ * so the works go before it (vg_shaper_destroy()).
+ *
+ * Context: process context; sleeps.
+ */
+void vg_sendq_stop_all(struct vg_shaper *sh)
+{
+	struct vg_sendq *sq;
+
+	list_for_each_entry(sq, &sh->sqs, node)
+		cancel_work_sync(&sq->home_work);
+}
+
+/**
+ * vg_sendq_free_all() - free the state of a device's send queues
+ * @sh: the shaper, whose hrtimer is cancelled (vg_shaper_destroy())
+ *
+ * Context: process context; takes the shaper lock.
+ */
+void vg_sendq_free_all(struct vg_shaper *sh)
+{
+	struct vg_sendq *sq, *tmp;
+
+	list_for_each_entry_safe(sq, tmp, &sh->sqs, node) {
+		list_del(&sq->node);
+		vg_sendq_free(sq);
+	}
+	/*
+	 * Device removal waited for these; unload cannot get here while
+	 * they pin the module, unless the QP was destroyed during unload.
+	 */
+	spin_lock_irq(&sh->lock);
+	list_for_each_entry_safe(sq, tmp, &sh->closed, node)
+		vg_sendq_bury(sh, sq);
+	spin_unlock_irq(&sh->lock);
 }
 
 /**

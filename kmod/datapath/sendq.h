@@ -75,12 +75,12 @@ struct vg_pwr {
 
 /**
  * struct vg_sendq - the shaper's state for one kernel-owned QP
- * @slot: its place in the scheduler (kind VG_SLOT_SENDQ); @slot.posting
- *	while a chunk or marker of the QP is in the driver's post_send
+ * @slot: its place in the scheduler (vg_sendq_slot_ops); @slot.posting
+ *	while a chunk or marker of the QP is in the driver's post_send;
+ *	@slot.attn_node in vg_shaper::attn while @need_marker or @retry
  * @node: in vg_shaper::sqs
  * @inject_node: in vg_shaper::inject while @flushq waits for the next
  *	poll of its CQ; empty otherwise
- * @attn_node: in vg_shaper::attn while @need_marker or @retry
  * @rcu: frees the vg_sendq after lockless readers (the post wrapper)
  * @qp: the QP
  * @queue: WRs not yet (completely) posted, in arrival order
@@ -145,7 +145,6 @@ struct vg_sendq {
 	struct vg_slot slot;
 	struct list_head node;
 	struct list_head inject_node;
-	struct list_head attn_node;
 	struct rcu_head rcu;
 	struct ib_qp *qp;
 	struct list_head queue;
@@ -212,12 +211,14 @@ static inline void vg_sendq_move(struct vg_shaper *sh, struct vg_sendq *sq,
 static inline struct vg_shaper_port *vg_sendq_port(struct vg_shaper *sh,
 						   const struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return &sh->ports[sq->slot.port];
 }
 
 /*
- * The send queue a scheduler handle names. Only send queues have slots
- * so far (enum vg_slot_kind). Any context; under the shaper lock.
+ * The send queue a slot of vg_sendq_slot_ops names. Any context; under
+ * the shaper lock.
  */
 static inline struct vg_sendq *vg_slot_sendq(struct vg_slot *slot)
 {
@@ -240,7 +241,7 @@ static inline bool vg_sendq_failed(const struct vg_sendq *sq)
 	       (sq->state == VG_SQ_RESETTING && sq->resume == VG_SQ_ERROR);
 }
 
-/* The shaper's calls (shaper.c, interpose.c, qp_tenant.c). */
+/* The device side's calls (interpose.c, main.c), some also between files. */
 u32 vg_sendq_reserve(const struct vg_shaper *sh, struct ib_qp_init_attr *attr,
 		     int max_qp_wr);
 struct vg_sendq *vg_sendq_create(struct vg_shaper *sh, struct ib_qp *qp,
@@ -262,19 +263,20 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 		       const struct ib_qp_attr *attr, int attr_mask);
 void vg_sendq_fail(struct vg_shaper *sh, struct vg_sendq *sq);
 void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq);
-void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq);
-void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
-		     unsigned long *flags);
-void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
-			 unsigned long *flags);
-bool vg_sendq_idle(const struct vg_shaper *sh, const struct vg_sendq *sq);
-void vg_sendq_free(struct vg_sendq *sq);
-bool vg_sendq_send_home(struct vg_shaper *sh, struct vg_sendq *sq);
+void vg_sendq_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
+		       u32 port_num);
+bool vg_sendq_wait_idle(struct vg_shaper *sh, bool rings,
+			unsigned long bound);
+void vg_sendq_stop_all(struct vg_shaper *sh);
+void vg_sendq_free_all(struct vg_shaper *sh);
 int vg_sendq_init(void);
 void vg_sendq_exit(void);
 
 /* Between the sendq files only. */
 extern struct workqueue_struct *vg_sendq_wq;
+extern const struct vg_slot_ops vg_sendq_slot_ops;
+void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq);
+bool vg_sendq_send_home(struct vg_shaper *sh, struct vg_sendq *sq);
 int vg_pwr_reserve_init(void);
 void vg_pwr_reserve_exit(void);
 void vg_sendq_home_work(struct work_struct *work);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * verbsgate: a send queue's state changes that wait for the shaper: the
- * move to ERR, the move to RESET, and a driver's own drain.
+ * move to ERR, the move to RESET, a driver's own drain, and the device's
+ * drain at unload and removal; and its move to another port.
  *
  * Drains. ib_core's generic drain posts its drain WR through post_send,
  * behind the QP's queue. A driver's own drain_sq posts it past post_send:
@@ -22,6 +23,7 @@
 
 #include <linux/ktime.h>
 
+#include "device.h"
 #include "sendq.h"
 
 /**
@@ -47,6 +49,29 @@ void vg_sendq_modified(struct vg_shaper *sh, struct vg_sendq *sq,
 	if (!vg_sendq_closed(sq) && attr->qp_state == IB_QPS_ERR)
 		vg_sendq_fail(sh, sq);
 	vg_shaper_wake_idle(sh);
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/**
+ * vg_sendq_set_port() - follow a QP's move to a port
+ * @sh: the shaper
+ * @sq: the QP's state
+ * @port_num: the port its owner moved it to (IB_QP_PORT, at INIT)
+ *
+ * See vg_shaper_set_port().
+ *
+ * Context: process context (the modify QP wrapper, after the driver's
+ * modify succeeded); takes the shaper lock.
+ */
+void vg_sendq_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
+		       u32 port_num)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	/* Not if racing its destruction: the owner's bug. */
+	if (!vg_sendq_closed(sq))
+		vg_shaper_set_port(sh, &sq->slot, port_num);
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
@@ -103,7 +128,7 @@ void vg_sendq_reset_end(struct vg_shaper *sh, struct vg_sendq *sq, bool reset)
 		vg_sendq_move(sh, sq, VG_SQ_READY);
 		vg_sendq_drop_wrs(sq);
 		list_del_init(&sq->inject_node);
-		list_del_init(&sq->attn_node);
+		list_del_init(&sq->slot.attn_node);
 		sq->splitting = false;
 		sq->gen = (sq->gen + 1) & VG_RING_GEN_MASK;
 		sq->head = 0;
@@ -190,10 +215,74 @@ void vg_sendq_quiesce(struct vg_shaper *sh, struct vg_sendq *sq)
  *
  * Context: any; the shaper lock held.
  */
-bool vg_sendq_idle(const struct vg_shaper *sh, const struct vg_sendq *sq)
+static bool vg_sendq_idle(const struct vg_shaper *sh,
+			  const struct vg_sendq *sq)
 {
 	lockdep_assert_held(&sh->lock);
 
 	return list_empty(&sq->queue) && list_empty(&sq->flushq) &&
 	       !sq->inflight && !sq->busy;
+}
+
+/*
+ * Under the shaper lock: nothing is queued, in flight or to be reported;
+ * with @rings, no destroyed QP's ring waits for completions either.
+ */
+static bool vg_sendq_all_idle(struct vg_shaper *sh, bool rings)
+{
+	struct vg_sendq *sq;
+
+	lockdep_assert_held(&sh->lock);
+
+	if (rings && !list_empty(&sh->closed))
+		return false;
+	list_for_each_entry(sq, &sh->sqs, node)
+		if (!vg_sendq_idle(sh, sq))
+			return false;
+	return true;
+}
+
+static bool vg_sendq_all_idle_locked(struct vg_shaper *sh, bool rings)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&sh->lock, flags);
+	idle = vg_sendq_all_idle(sh, rings);
+	spin_unlock_irqrestore(&sh->lock, flags);
+	return idle;
+}
+
+/**
+ * vg_sendq_wait_idle() - wait until a draining device's send queues are
+ *	empty
+ * @sh: the shaper, draining (vg_shaper_drain())
+ * @rings: wait for destroyed QPs' rings too (vg_sendq_release())
+ * @bound: the longest wait, in jiffies; 0 for as long as it takes
+ *
+ * Unload and device removal. Returns when every WR the shaper took
+ * has been posted and every chunk it posted has completed and been
+ * translated for its owner: only then may the poll wrapper go, since a
+ * completion of a chunk carries the shaper's ring address as its wr_id.
+ * An owner that polls its CQ directly and sits idle holds that up
+ * indefinitely: unbounded, the wait says so every 10 seconds; bounded,
+ * it gives up (the caller then leaves the wrappers in place). A wait of
+ * its own is the timer: nothing polls the condition meanwhile, every
+ * change of it wakes @sh->idle_wq.
+ *
+ * Context: process context; sleeps; takes the shaper lock.
+ * Return: whether the send queues drained.
+ */
+bool vg_sendq_wait_idle(struct vg_shaper *sh, bool rings, unsigned long bound)
+{
+	if (bound)
+		return wait_event_timeout(sh->idle_wq,
+					  vg_sendq_all_idle_locked(sh, rings),
+					  bound);
+	while (!wait_event_timeout(sh->idle_wq,
+				   vg_sendq_all_idle_locked(sh, rings),
+				   10 * HZ))
+		pr_info("%s: waiting for shaped QPs' completions to be polled\n",
+			sh->dev->name);
+	return true;
 }

@@ -104,6 +104,8 @@ enum ib_wc_status vg_sendq_owner_status(struct vg_shaper *sh,
 					struct vg_sendq *sq,
 					enum ib_wc_status status)
 {
+	lockdep_assert_held(&sh->lock);
+
 	if (status == IB_WC_WR_FLUSH_ERR && sq->first_err) {
 		status = sq->first_err;
 		sq->first_err = IB_WC_SUCCESS;
@@ -116,8 +118,8 @@ void vg_sendq_attn(struct vg_shaper *sh, struct vg_sendq *sq, u64 when)
 {
 	lockdep_assert_held(&sh->lock);
 
-	if (list_empty(&sq->attn_node))
-		list_add_tail(&sq->attn_node, &sh->attn);
+	if (list_empty(&sq->slot.attn_node))
+		list_add_tail(&sq->slot.attn_node, &sh->attn);
 	vg_shaper_arm(sh, when);
 }
 
@@ -235,7 +237,7 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
 /**
  * vg_sendq_attend() - post a marker or retry a refused chunk
  * @sh: the shaper
- * @sq: the QP, just taken off vg_shaper::attn
+ * @slot: the QP's slot, just taken off vg_shaper::attn
  * @flags: the interrupt state saved with the shaper lock
  *
  * The marker is a signaled zero-length RDMA WRITE through the ring, as
@@ -248,9 +250,10 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
  * Context: the hrtimer (softirq); the shaper lock held, no chunk of the
  * QP in the driver.
  */
-void vg_sendq_attend(struct vg_shaper *sh, struct vg_sendq *sq,
-		     unsigned long *flags)
+static void vg_sendq_attend(struct vg_shaper *sh, struct vg_slot *slot,
+			    unsigned long *flags)
 {
+	struct vg_sendq *sq = vg_slot_sendq(slot);
 	struct ib_rdma_wr w = {};
 	struct vg_ring_ent *e;
 	bool signal, post = false;
@@ -412,8 +415,8 @@ void vg_sendq_home_work(struct work_struct *work)
 /**
  * vg_sendq_post_chunk() - post the next chunk of a QP's head WR
  * @sh: the shaper
- * @sq: the QP the scheduler picked; its queue is not empty and its ring
- *	has room
+ * @slot: the slot of the QP the scheduler picked; its queue is not empty
+ *	and its ring has room
  * @now: time of the pick, ns
  * @flags: the interrupt state saved with the shaper lock
  *
@@ -426,9 +429,10 @@ void vg_sendq_home_work(struct work_struct *work)
  *
  * Context: any; the shaper lock held, by a dispatcher (shaper.c).
  */
-void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
-			 unsigned long *flags)
+static void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
+				u64 now, unsigned long *flags)
 {
+	struct vg_sendq *sq = vg_slot_sendq(slot);
 	struct vg_pwr *p = list_first_entry(&sq->queue, struct vg_pwr, node);
 	struct vg_shaper_port *pp;
 	struct vg_ktenant *t;
@@ -528,12 +532,75 @@ void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_sendq *sq, u64 now,
 }
 
 /*
+ * Under the shaper lock: whether the QP @slot names has something the
+ * dispatcher may post now. If not, the caller takes it out of the
+ * scheduler until its own code activates it again.
+ */
+static bool vg_sendq_ready(struct vg_slot *slot)
+{
+	struct vg_sendq *sq = vg_slot_sendq(slot);
+
+	lockdep_assert_held(&sq->sh->lock);
+
+	if (list_empty(&sq->queue) || vg_sendq_failed(sq))
+		return false;
+	if (sq->inflight >= sq->depth) {
+		/* A completion reactivates it (sendq.c). */
+		sq->blocked = true;
+		return false;
+	}
+	return true;
+}
+
+/* vg_sendq_reactivate() for the dispatcher. Under the shaper lock. */
+static bool vg_sendq_slot_reactivate(struct vg_shaper *sh,
+				     struct vg_slot *slot, u64 now)
+{
+	lockdep_assert_held(&sh->lock);
+
+	return vg_sendq_reactivate(sh, vg_slot_sendq(slot), now);
+}
+
+/* vg_sendq_send_home() for the dispatcher. Under the shaper lock. */
+static bool vg_sendq_slot_send_home(struct vg_shaper *sh,
+				    struct vg_slot *slot)
+{
+	lockdep_assert_held(&sh->lock);
+
+	return vg_sendq_send_home(sh, vg_slot_sendq(slot));
+}
+
+/* vg_sendq_settle() for the shaper's drain. Under the shaper lock. */
+static void vg_sendq_slot_settle(struct vg_shaper *sh, struct vg_slot *slot)
+{
+	lockdep_assert_held(&sh->lock);
+
+	vg_sendq_settle(sh, vg_slot_sendq(slot));
+}
+
+/*
+ * What a kernel QP's send queue does for the dispatcher (shaper.c): a
+ * QP whose chunk is in the driver is out of the scheduler meanwhile
+ * (vg_sendq_driver_post()).
+ */
+const struct vg_slot_ops vg_sendq_slot_ops = {
+	.ready = vg_sendq_ready,
+	.reactivate = vg_sendq_slot_reactivate,
+	.post_chunk = vg_sendq_post_chunk,
+	.send_home = vg_sendq_slot_send_home,
+	.attend = vg_sendq_attend,
+	.settle = vg_sendq_slot_settle,
+};
+
+/*
  * Under the shaper lock: nothing of @sq waits or is in the driver's
  * post_send, so a WR that bypasses the queue overtakes nothing of the QP.
  */
 static bool vg_sendq_clear(const struct vg_shaper *sh,
 			   const struct vg_sendq *sq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	return list_empty(&sq->queue) && list_empty(&sq->flushq) && !sq->busy;
 }
 

@@ -8,8 +8,10 @@
  * tenant; tenants get their slot when their first QP on the device binds
  * and lose it when they are deleted. The dispatcher picks the QP whose
  * chunk goes next (two-level fair queuing, core/sched.h), lets the pacer
- * (token buckets at SafeUtil, core/pacer.h) decide when, and posts the
- * chunk with the driver's own post_send. When the pacer or a capped tenant
+ * (token buckets at SafeUtil, core/pacer.h) decide when, and has the QP's
+ * kind of queue post the chunk (struct vg_slot_ops: a kernel QP's goes to
+ * the driver's own post_send, a user QP's is released to its driver).
+ * Neither kind is known here otherwise. When the pacer or a capped tenant
  * says "later", the dispatcher arms an hrtimer for that time and returns:
  * nothing spins and no thread is dedicated to pacing.
  *
@@ -53,10 +55,7 @@
 
 #include "device.h"
 #include "qp.h"
-#include "sendq.h"
 #include "shaper.h"
-#include "usq.h"
-#include "usq_rxe.h"
 
 /* Op bucket's depth: operations an idle port may post back to back. */
 #define VG_BURST_OPS	256U
@@ -143,40 +142,6 @@ static bool vg_shaper_picked_posting(const struct vg_slot *slot)
 }
 
 /*
- * Under the shaper lock: whether the QP @slot names has something the
- * dispatcher may post now. If not, the caller takes it out of the
- * scheduler until its own code activates it again.
- */
-static bool vg_slot_ready(struct vg_slot *slot)
-{
-	struct vg_sendq *sq;
-
-	if (slot->kind == VG_SLOT_USQ)
-		return vg_usq_ready(vg_slot_usq(slot));
-	sq = vg_slot_sendq(slot);
-	if (list_empty(&sq->queue) || vg_sendq_failed(sq))
-		return false;
-	if (sq->inflight >= sq->depth) {
-		/* A completion reactivates it (sendq.c). */
-		sq->blocked = true;
-		return false;
-	}
-	return true;
-}
-
-/*
- * Under the shaper lock: let the dispatcher pick the QP @slot names again
- * if it has something to post. Return: whether it was activated.
- */
-static bool vg_slot_reactivate(struct vg_shaper *sh, struct vg_slot *slot,
-			       u64 now)
-{
-	if (slot->kind == VG_SLOT_USQ)
-		return vg_usq_reactivate(sh, vg_slot_usq(slot), now);
-	return vg_sendq_reactivate(sh, vg_slot_sendq(slot), now);
-}
-
-/*
  * Under the shaper lock: post one chunk of port @pp, of the QP its
  * scheduler picks, if its pacer allows; otherwise arm the hrtimer for
  * when it will. With @pref, the poster's own QP on @pp, only a chunk of
@@ -214,7 +179,7 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 		if (ret)
 			return false;	/* nothing to send, or all in the driver */
 		slot = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
-		if (slot && slot->kind == VG_SLOT_USQ && slot->posting) {
+		if (slot && slot->ops->keeps_place && slot->posting) {
 			/*
 			 * A user queue keeps its place while its driver sends
 			 * (usq.c): its turn waits for that dispatcher.
@@ -223,7 +188,7 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			return false;
 		}
 		if (!slot || vg_shaper_picked_posting(slot) ||
-		    !vg_slot_ready(slot)) {
+		    !slot->ops->ready(slot)) {
 			vg_sched_deactivate(&pp->sched, h);
 			continue;
 		}
@@ -232,8 +197,8 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 		 * the turn waits for the QP's home CPU, which takes it (or
 		 * arms the hrtimer), so no other QP takes it meanwhile.
 		 */
-		if (!pref && slot->kind == VG_SLOT_SENDQ &&
-		    vg_sendq_send_home(sh, vg_slot_sendq(slot)))
+		if (!pref && slot->ops->send_home &&
+		    slot->ops->send_home(sh, slot))
 			return false;
 		if (pref && slot != pref) {
 			/*
@@ -243,11 +208,7 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			vg_shaper_arm(sh, now + VG_HANDOFF_NS);
 			return false;
 		}
-		if (slot->kind == VG_SLOT_USQ)
-			vg_usq_post_chunk(sh, vg_slot_usq(slot), now, flags);
-		else
-			vg_sendq_post_chunk(sh, vg_slot_sendq(slot), now,
-					    flags);
+		slot->ops->post_chunk(sh, slot, now, flags);
 		return true;
 	}
 }
@@ -310,20 +271,20 @@ out:
  */
 static bool vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
 {
-	struct vg_sendq *sq;
+	struct vg_slot *slot;
 	LIST_HEAD(later);
 	bool wait;
 
 	lockdep_assert_held(&sh->lock);
 
 	while (!list_empty(&sh->attn)) {
-		sq = list_first_entry(&sh->attn, struct vg_sendq, attn_node);
-		if (sq->slot.posting) {
-			list_move_tail(&sq->attn_node, &later);
+		slot = list_first_entry(&sh->attn, struct vg_slot, attn_node);
+		if (slot->posting) {
+			list_move_tail(&slot->attn_node, &later);
 			continue;
 		}
-		list_del_init(&sq->attn_node);
-		vg_sendq_attend(sh, sq, flags);
+		list_del_init(&slot->attn_node);
+		slot->ops->attend(sh, slot, flags);
 	}
 	wait = !list_empty(&later);
 	list_splice(&later, &sh->attn);
@@ -408,6 +369,7 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 	u32 i;
 
 	spin_lock_init(&sh->lock);
+	INIT_LIST_HEAD(&sh->slots);
 	INIT_LIST_HEAD(&sh->sqs);
 	INIT_LIST_HEAD(&sh->usqs);
 	INIT_LIST_HEAD(&sh->closed);
@@ -418,7 +380,6 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 	sh->timer.function = vg_shaper_timer;
 	sh->dev = dev;
 	sh->post_send = post_send;
-	sh->home_posts = vg_rxe_device(dev->ibdev);
 	vg_cost_model_default(&sh->cost);
 	sh->chunk = VG_CTRL_CHUNK_NOLAT;
 
@@ -477,7 +438,7 @@ void vg_shaper_settings(struct vg_shaper *sh,
 	sh->enforce = set->enforce;
 	sh->cost = set->cost;
 	/* Faster or unshaped now: let waiting WRs go. */
-	if (!list_empty(&sh->sqs) || !list_empty(&sh->usqs))
+	if (!list_empty(&sh->slots))
 		vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
@@ -584,7 +545,29 @@ static int vg_shaper_place(struct vg_shaper *sh, struct vg_slot *slot,
 int vg_shaper_slot_add(struct vg_shaper *sh, struct vg_slot *slot,
 		       struct vg_ktenant *t)
 {
-	return vg_shaper_place(sh, slot, 0, t);
+	int ret;
+
+	lockdep_assert_held(&sh->lock);
+
+	ret = vg_shaper_place(sh, slot, 0, t);
+	if (!ret)
+		list_add_tail(&slot->node, &sh->slots);
+	return ret;
+}
+
+/*
+ * Under the shaper lock: take @slot's handle out of its scheduler. Its
+ * place in vg_shaper::slots is the caller's (a slot that moves keeps it).
+ */
+static void vg_shaper_unplace(struct vg_shaper *sh, struct vg_slot *slot)
+{
+	struct vg_shaper_port *pp = &sh->ports[slot->port];
+
+	lockdep_assert_held(&sh->lock);
+
+	pp->by_handle[slot->handle] = NULL;
+	vg_sched_qp_del(&pp->sched, slot->handle);
+	WRITE_ONCE(pp->nsqs, pp->nsqs - 1);
 }
 
 /**
@@ -597,13 +580,10 @@ int vg_shaper_slot_add(struct vg_shaper *sh, struct vg_slot *slot,
  */
 void vg_shaper_slot_del(struct vg_shaper *sh, struct vg_slot *slot)
 {
-	struct vg_shaper_port *pp = &sh->ports[slot->port];
-
 	lockdep_assert_held(&sh->lock);
 
-	pp->by_handle[slot->handle] = NULL;
-	vg_sched_qp_del(&pp->sched, slot->handle);
-	WRITE_ONCE(pp->nsqs, pp->nsqs - 1);
+	vg_shaper_unplace(sh, slot);
+	list_del_init(&slot->node);
 }
 
 /**
@@ -680,34 +660,6 @@ bool vg_shaper_charge_now(struct vg_shaper *sh, struct vg_slot *slot,
 	return true;
 }
 
-/**
- * vg_shaper_bind() - give a new shaped QP its scheduler slot
- * @sh: the shaper
- * @sq: the QP's state, not yet visible to the post path
- * @t: its tenant
- *
- * The QP starts on the device's first port; vg_shaper_set_port() follows
- * it when it is moved to INIT on another.
- *
- * Context: process context; takes the shaper lock.
- * Return: 0, or -ENOSPC (no QP slot left: the QP stays unshaped).
- */
-int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
-		   struct vg_ktenant *t)
-{
-	unsigned long flags;
-	int ret;
-
-	spin_lock_irqsave(&sh->lock, flags);
-	ret = vg_shaper_slot_add(sh, &sq->slot, t);
-	if (!ret) {
-		list_add_tail(&sq->node, &sh->sqs);
-		WRITE_ONCE(sh->nsqs, sh->nsqs + 1);
-	}
-	spin_unlock_irqrestore(&sh->lock, flags);
-	return ret;
-}
-
 /*
  * Under the shaper lock: move @slot to @t on port @port, taking its QP's
  * queued WRs along. If the new slot cannot be had, the old one stays.
@@ -722,8 +674,8 @@ static bool vg_shaper_move(struct vg_shaper *sh, struct vg_slot *slot,
 
 	if (vg_shaper_place(sh, slot, port, t))
 		return false;
-	vg_shaper_slot_del(sh, &old);
-	vg_slot_reactivate(sh, slot, ktime_get_ns());
+	vg_shaper_unplace(sh, &old);
+	slot->ops->reactivate(sh, slot, ktime_get_ns());
 	return true;
 }
 
@@ -756,32 +708,30 @@ void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot)
 /**
  * vg_shaper_set_port() - follow a QP's move to a port
  * @sh: the shaper
- * @sq: the QP's state
+ * @slot: the QP's slot, placed
  * @port_num: the port its owner moved it to (IB_QP_PORT, at INIT)
  *
  * From now on the QP is paced by that port's pacer and shares that port
  * with the other tenants there. A port above VG_SHAPER_MAX_PORTS is paced
  * with the first (the device says it has fewer ports paced apart).
  *
- * Context: process context (the modify QP wrapper, after the driver's
- * modify succeeded); takes the shaper lock.
+ * Context: any (the modify QP wrapper, after the driver's modify
+ * succeeded, through vg_sendq_set_port()); the shaper lock held.
  */
-void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
+void vg_shaper_set_port(struct vg_shaper *sh, struct vg_slot *slot,
 			u32 port_num)
 {
 	u32 first = rdma_start_port(sh->dev->ibdev), idx = 0;
-	unsigned long flags;
+
+	lockdep_assert_held(&sh->lock);
 
 	if (port_num >= first && port_num - first < sh->nports)
 		idx = port_num - first;
-	spin_lock_irqsave(&sh->lock, flags);
-	/* Not if racing its destruction: the owner's bug. */
-	if (!vg_sendq_closed(sq) && idx != sq->slot.port &&
-	    !vg_shaper_move(sh, &sq->slot, idx, sq->slot.tenant))
+	if (idx != slot->port &&
+	    !vg_shaper_move(sh, slot, idx, slot->tenant))
 		pr_warn_ratelimited("%s: QP %u: no slot on port %u; paced with port %u\n",
-				    sh->dev->name, sq->qp->qp_num, port_num,
-				    first + sq->slot.port);
-	spin_unlock_irqrestore(&sh->lock, flags);
+				    sh->dev->name, slot->q->qpn, port_num,
+				    first + slot->port);
 }
 
 /*
@@ -792,6 +742,8 @@ static void vg_shaper_leave(struct vg_shaper *sh, struct vg_slot *slot,
 			    struct vg_ktenant *t)
 {
 	struct vg_ktenant *cur;
+
+	lockdep_assert_held(&sh->lock);
 
 	if (!slot->q)
 		return;
@@ -818,8 +770,7 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 {
 	struct vg_shaper_port *pp;
 	struct vg_tenant_cfg cfg;
-	struct vg_sendq *sq;
-	struct vg_usq *usq;
+	struct vg_slot *slot;
 	unsigned long flags;
 	u32 i, tid;
 
@@ -827,12 +778,9 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 		return;
 	rcu_read_lock();
 	spin_lock_irqsave(&sh->lock, flags);
-	if (ev == VG_TENANT_REMOVED) {
-		list_for_each_entry(sq, &sh->sqs, node)
-			vg_shaper_leave(sh, &sq->slot, t);
-		list_for_each_entry(usq, &sh->usqs, node)
-			vg_shaper_leave(sh, &usq->slot, t);
-	}
+	if (ev == VG_TENANT_REMOVED)
+		list_for_each_entry(slot, &sh->slots, node)
+			vg_shaper_leave(sh, slot, t);
 	vg_shaper_tenant_cfg(t, &cfg);
 	for (i = 0; i < sh->nports; i++) {
 		pp = &sh->ports[i];
@@ -855,114 +803,51 @@ void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 	rcu_read_unlock();
 }
 
-/*
- * Under the shaper lock: nothing is queued, in flight or to be reported;
- * with @rings, no destroyed QP's ring waits for completions either.
- */
-static bool vg_shaper_idle(struct vg_shaper *sh, bool rings)
-{
-	struct vg_sendq *sq;
-
-	lockdep_assert_held(&sh->lock);
-
-	if (rings && !list_empty(&sh->closed))
-		return false;
-	list_for_each_entry(sq, &sh->sqs, node)
-		if (!vg_sendq_idle(sh, sq))
-			return false;
-	return true;
-}
-
-static bool vg_shaper_idle_locked(struct vg_shaper *sh, bool rings)
-{
-	unsigned long flags;
-	bool idle;
-
-	spin_lock_irqsave(&sh->lock, flags);
-	idle = vg_shaper_idle(sh, rings);
-	spin_unlock_irqrestore(&sh->lock, flags);
-	return idle;
-}
-
 /**
- * vg_shaper_drain() - stop shaping and wait until nothing is left
+ * vg_shaper_drain() - stop shaping
  * @sh: the shaper
- * @rings: wait for destroyed QPs' rings too (vg_sendq_release())
- * @bound: the longest wait, in jiffies; 0 for as long as it takes
  *
  * Unload and device removal. From now on WRs go to the driver unpaced;
- * what is queued is posted at once. Returns when every WR the shaper took
- * has been posted and every chunk it posted has completed and been
- * translated for its owner: only then may the poll wrapper go, since a
- * completion of a chunk carries the shaper's ring address as its wr_id.
- * An owner that polls its CQ directly and sits idle holds that up
- * indefinitely: unbounded, the wait says so every 10 seconds; bounded,
- * it gives up (the caller then leaves the wrappers in place). A wait of
- * its own is the timer: nothing polls the condition meanwhile, every
- * change of it wakes @sh->idle_wq.
+ * what is queued is posted at once (the hrtimer runs now), and each
+ * slot's vg_slot_ops::settle lets what waits for its QP's completions
+ * proceed. The caller then waits for each kind of queue to empty
+ * (interpose.c).
  *
- * Context: process context; sleeps; takes the shaper lock.
- * Return: whether the shaper drained (true if it was never set up).
+ * Context: process context; takes the shaper lock.
  */
-bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound)
+void vg_shaper_drain(struct vg_shaper *sh)
 {
-	struct vg_sendq *sq;
+	struct vg_slot *slot;
 	unsigned long flags;
 
 	if (!sh->active)
-		return true;
+		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	sh->draining = true;
 	/* Chunks with no completion certain to follow get a marker. */
-	list_for_each_entry(sq, &sh->sqs, node)
-		vg_sendq_settle(sh, sq);
+	list_for_each_entry(slot, &sh->slots, node)
+		if (slot->ops->settle)
+			slot->ops->settle(sh, slot);
 	vg_shaper_arm(sh, ktime_get_ns());
 	spin_unlock_irqrestore(&sh->lock, flags);
-	/* User send queues' drivers execute what they hold themselves. */
-	vg_usq_drain(sh);
-	if (bound)
-		return wait_event_timeout(sh->idle_wq,
-					  vg_shaper_idle_locked(sh, rings),
-					  bound);
-	while (!wait_event_timeout(sh->idle_wq,
-				   vg_shaper_idle_locked(sh, rings), 10 * HZ))
-		pr_info("%s: waiting for shaped QPs' completions to be polled\n",
-			sh->dev->name);
-	return true;
 }
 
 /**
- * vg_shaper_destroy() - free a drained shaper and its QPs' state
- * @sh: the shaper; its wrappers are gone (interpose.c)
+ * vg_shaper_destroy() - free a drained shaper
+ * @sh: the shaper; its wrappers are gone (interpose.c), and nothing arms
+ *	its hrtimer any more (vg_sendq_stop_all())
+ *
+ * Its queues' state is their kinds' to free (vg_sendq_free_all()).
  *
  * Context: process context.
  */
 void vg_shaper_destroy(struct vg_shaper *sh)
 {
-	struct vg_sendq *sq, *tmp;
 	u32 i;
 
 	if (!sh->active)
 		return;
-	/*
-	 * Draining, the hrtimer queues no QP's work; a work may arm the
-	 * hrtimer, so the works go first.
-	 */
-	list_for_each_entry(sq, &sh->sqs, node)
-		cancel_work_sync(&sq->home_work);
 	hrtimer_cancel(&sh->timer);
-	list_for_each_entry_safe(sq, tmp, &sh->sqs, node) {
-		list_del(&sq->node);
-		vg_sendq_free(sq);
-	}
-	/*
-	 * Device removal waited for these; unload cannot get here while
-	 * they pin the module, unless the QP was destroyed during unload.
-	 */
-	spin_lock_irq(&sh->lock);
-	list_for_each_entry_safe(sq, tmp, &sh->closed, node)
-		vg_sendq_bury(sh, sq);
-	spin_unlock_irq(&sh->lock);
 	for (i = 0; i < sh->nports; i++)
 		vg_shaper_port_free(&sh->ports[i]);
 	kfree(sh->ports);

@@ -9,7 +9,10 @@
  * holds the WRs waiting in arrival order and the ring of what was posted,
  * which completions are translated against; a governed user QP's struct
  * vg_usq (usq.h) keeps what its driver holds, which verbsgate releases.
- * See shaper.c (device side), sendq*.c and usq.c (QP side) for the rules.
+ * Each kind gives its slots the operations the dispatcher calls (struct
+ * vg_slot_ops): the shaper picks, paces and arms, and includes neither
+ * kind's header. See shaper.c (device side), sendq*.c and usq.c (QP
+ * side) for the rules.
  */
 #ifndef _VG_SHAPER_H
 #define _VG_SHAPER_H
@@ -29,8 +32,7 @@ struct vg_device;
 struct vg_ktenant;
 struct vg_qp;
 struct vg_qp_table;
-struct vg_sendq;
-struct vg_usq;
+struct vg_shaper;
 
 /* Shaped QPs per port (the scheduler's QP slots). */
 #define VG_SHAPER_MAX_QPS	16384U
@@ -68,19 +70,60 @@ union vg_send_wr {
 	struct ib_reg_wr reg;
 };
 
-/* What a scheduler handle names: the structure its vg_slot begins. */
-enum vg_slot_kind {
-	VG_SLOT_SENDQ,		/* struct vg_sendq (sendq.h) */
-	VG_SLOT_USQ,		/* struct vg_usq (usq.h) */
+struct vg_slot;
+
+/**
+ * struct vg_slot_ops - what a kind of send queue does for the dispatcher
+ * @ready: whether the QP @slot names has something the dispatcher may
+ *	post now; if not, the caller takes it out of the scheduler until
+ *	the queue's own code activates it again
+ * @reactivate: let the dispatcher pick the QP again if it has something
+ *	to post; returns whether it was activated
+ * @post_chunk: post the next chunk of the QP the scheduler picked at
+ *	@now (ns), @ready said it may; @flags is the interrupt state saved
+ *	with the shaper lock, which is dropped and retaken around the
+ *	driver's call
+ * @send_home: optional: hand a turn of the QP that came in the hrtimer
+ *	to the CPU its work belongs on; returns true if the queue's own work
+ *	will post it, false if the caller posts it
+ * @attend: what the hrtimer does for a slot its queue put on
+ *	vg_shaper::attn (markers, retries); the slot was just taken off
+ *	it, and nothing of the QP is in the driver. Only a kind that puts
+ *	its slots on that list has one.
+ * @settle: optional: unload and device removal begin (vg_shaper_drain());
+ *	let what waits for the QP's completions proceed
+ * @keeps_place: the QP stays active in the scheduler while a dispatcher
+ *	posts for it (@posting): a turn it gets meanwhile waits for that
+ *	dispatcher; otherwise the QP is out of the scheduler meanwhile
+ *
+ * Every operation runs in any context, with the shaper lock held.
+ */
+struct vg_slot_ops {
+	bool (*ready)(struct vg_slot *slot);
+	bool (*reactivate)(struct vg_shaper *sh, struct vg_slot *slot,
+			   u64 now);
+	void (*post_chunk)(struct vg_shaper *sh, struct vg_slot *slot, u64 now,
+			   unsigned long *flags);
+	bool (*send_home)(struct vg_shaper *sh, struct vg_slot *slot);
+	void (*attend)(struct vg_shaper *sh, struct vg_slot *slot,
+		       unsigned long *flags);
+	void (*settle)(struct vg_shaper *sh, struct vg_slot *slot);
+	bool keeps_place;
 };
 
 /**
  * struct vg_slot - a QP's place in a port's scheduler
- * @kind: enum vg_slot_kind: the structure this is the first member of
+ * @ops: what its kind of send queue does for the dispatcher; the
+ *	structure this is the first member of holds the queue's own state
+ *	(struct vg_sendq, sendq.h; struct vg_usq, usq.h)
+ * @node: in vg_shaper::slots while placed (vg_shaper_slot_add() to
+ *	vg_shaper_slot_del())
+ * @attn_node: in vg_shaper::attn while its queue wants the hrtimer's
+ *	@ops->attend; empty otherwise
  * @posting: something of the QP is in the driver, which runs without the
- *	shaper lock; meanwhile the QP is not active in the scheduler, so no
- *	other dispatcher picks it (its chunks reach the driver one at a
- *	time, in order)
+ *	shaper lock; meanwhile no other dispatcher posts for the QP (its
+ *	chunks reach the driver one at a time, in order): it is not active
+ *	in the scheduler, or, if its kind @keeps_place, its turn waits
  * @port: index of its port in vg_shaper::ports (the port it was moved to
  *	INIT with, or the device's first)
  * @handle: its QP handle in that port's scheduler
@@ -93,7 +136,9 @@ enum vg_slot_kind {
  * credit also reads them without it (usq.c).
  */
 struct vg_slot {
-	u8 kind;
+	const struct vg_slot_ops *ops;
+	struct list_head node;
+	struct list_head attn_node;
 	bool posting;
 	u32 port;
 	u32 handle;
@@ -144,15 +189,17 @@ static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
 
 /**
  * struct vg_shaper - a device's shaper
- * @lock: protects everything here and every vg_sendq of the device; a
- *	spinlock taken with interrupts saved (posts come from any context)
+ * @lock: protects everything here and every queue bound to the device
+ *	(its struct vg_slot and the queue's state around it); a spinlock
+ *	taken with interrupts saved (posts come from any context)
  * @dev: the device
  * @ports: per port (index 0 is the device's first port), @nports of them
  * @nports: ports paced apart: the device's, up to VG_SHAPER_MAX_PORTS
  * @next_port: the port the dispatcher serves first in its next round
  * @timer: wakes the dispatcher at the next departure (softirq)
- * @sqs: every vg_sendq of the device
- * @usqs: every vg_usq bound to the device
+ * @slots: every placed struct vg_slot, whatever its kind
+ * @sqs: every vg_sendq of the device (sendq*.c)
+ * @usqs: every vg_usq bound to the device (usq.c)
  * @usqs_holding: entries of @usqs that hold WQEs (read locklessly by the
  *	post wrapper)
  * @closed: vg_sendqs of destroyed QPs whose ring may still be named by
@@ -167,7 +214,7 @@ static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
  * @cost: the device's token cost model (a copy, see vg_shaper_settings())
  * @chunk: the device's chunk size
  * @enforce: pace and split; otherwise WRs go to the driver directly
- * @attn: vg_sendqs the hrtimer must attend to (markers, retries)
+ * @attn: slots the hrtimer must attend to (vg_slot_ops::attend)
  * @idle_wq: destroy waits here until its QP is not busy, a driver's
  *	drain_sq until the QP's WRs are handed over, unload until every
  *	queue is empty
@@ -176,6 +223,11 @@ static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
  * @draining: unload: post everything at once, shape nothing new
  * @active: the shaper was set up (the device can post); read without
  *	the lock by vg_shaper_ports_paced()
+ *
+ * The lists and counters of one kind of queue (@sqs, @closed, @inject,
+ * @nsqs, @nclosed, @poll_cq, @post_send and @home_posts of vg_sendq;
+ * @usqs and @usqs_holding of vg_usq) are that kind's own: the shaper
+ * only initialises them.
  */
 struct vg_shaper {
 	spinlock_t lock;	/* see above */
@@ -184,6 +236,7 @@ struct vg_shaper {
 	u32 nports;
 	u32 next_port;
 	struct hrtimer timer;
+	struct list_head slots;
 	struct list_head sqs;
 	struct list_head usqs;
 	u32 usqs_holding;
@@ -234,17 +287,15 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 				    const struct ib_send_wr **bad));
 void vg_shaper_settings(struct vg_shaper *sh,
 			const struct vg_shaper_settings *set);
-bool vg_shaper_drain(struct vg_shaper *sh, bool rings, unsigned long bound);
+void vg_shaper_drain(struct vg_shaper *sh);
 void vg_shaper_destroy(struct vg_shaper *sh);
 void vg_shaper_kick(struct vg_shaper *sh, struct vg_slot *pref,
 		    unsigned long *flags);
 void vg_shaper_wake_idle(struct vg_shaper *sh);
 void vg_shaper_arm(struct vg_shaper *sh, u64 when);
 void vg_shaper_arm_here(struct vg_shaper *sh);
-int vg_shaper_bind(struct vg_shaper *sh, struct vg_sendq *sq,
-		   struct vg_ktenant *t);
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot);
-void vg_shaper_set_port(struct vg_shaper *sh, struct vg_sendq *sq,
+void vg_shaper_set_port(struct vg_shaper *sh, struct vg_slot *slot,
 			u32 port_num);
 u32 vg_shaper_ports_paced(const struct vg_shaper *sh);
 void vg_shaper_port_stats(struct vg_shaper *sh, u32 idx,

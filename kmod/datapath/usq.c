@@ -92,6 +92,7 @@ static DEFINE_SPINLOCK(vg_usq_offers_lock);
 static LIST_HEAD(vg_usq_offers);
 /* Live struct vg_usq, for leak checks (debugfs usq_objects). */
 static atomic_t vg_usq_count = ATOMIC_INIT(0);
+static const struct vg_slot_ops vg_usq_slot_ops;
 
 /**
  * vg_usq_offer_begin() - a user QP is about to be created through verbsgate
@@ -153,6 +154,8 @@ static struct vg_usq_wqe *vg_usq_head(struct vg_usq *usq)
 /* Forget the oldest held WQE. Under the shaper lock. */
 static void vg_usq_pop(struct vg_shaper *sh, struct vg_usq *usq)
 {
+	lockdep_assert_held(&sh->lock);
+
 	usq->head++;
 	if (!--usq->nheld)
 		WRITE_ONCE(sh->usqs_holding, sh->usqs_holding - 1);
@@ -178,6 +181,41 @@ static void vg_usq_forget(struct vg_shaper *sh, struct vg_usq *usq)
 	if (usq->placed)
 		vg_sched_deactivate(&sh->ports[usq->slot.port].sched,
 				    usq->slot.handle);
+}
+
+/**
+ * vg_usq_ready() - whether a queue has a WQE to release
+ * @usq: the queue
+ *
+ * Context: any; under the shaper lock.
+ */
+static bool vg_usq_ready(const struct vg_usq *usq)
+{
+	return usq->placed && usq->nheld;
+}
+
+/**
+ * vg_usq_reactivate() - let the dispatcher pick a queue if it holds WQEs
+ * @sh: the shaper
+ * @usq: the queue
+ * @now: time, ns
+ *
+ * Not while a dispatcher releases one of its WQEs: vg_usq_post_chunk()
+ * sees to it after.
+ *
+ * Context: any; under the shaper lock.
+ * Return: whether it was activated.
+ */
+static bool vg_usq_reactivate(struct vg_shaper *sh, struct vg_usq *usq,
+			      u64 now)
+{
+	lockdep_assert_held(&sh->lock);
+
+	if (!vg_usq_ready(usq) || usq->slot.posting)
+		return false;
+	vg_sched_activate(&sh->ports[usq->slot.port].sched, usq->slot.handle,
+			  now);
+	return true;
 }
 
 /**
@@ -221,8 +259,9 @@ int vg_usq_attach(struct ib_qp *qp, u32 depth,
 	}
 	atomic_inc(&vg_usq_count);
 	INIT_LIST_HEAD(&usq->node);
+	INIT_LIST_HEAD(&usq->slot.attn_node);
 	refcount_set(&usq->ref, 1);
-	usq->slot.kind = VG_SLOT_USQ;
+	usq->slot.ops = &vg_usq_slot_ops;
 	usq->qp = qp;
 	usq->drv = drv;
 
@@ -593,43 +632,9 @@ void vg_usq_kick(struct vg_usq *usq)
 }
 
 /**
- * vg_usq_ready() - whether a queue has a WQE to release
- * @usq: the queue
- *
- * Context: any; under the shaper lock.
- */
-bool vg_usq_ready(const struct vg_usq *usq)
-{
-	return usq->placed && usq->nheld;
-}
-
-/**
- * vg_usq_reactivate() - let the dispatcher pick a queue if it holds WQEs
- * @sh: the shaper
- * @usq: the queue
- * @now: time, ns
- *
- * Not while a dispatcher releases one of its WQEs: vg_usq_post_chunk()
- * sees to it after.
- *
- * Context: any; under the shaper lock.
- * Return: whether it was activated.
- */
-bool vg_usq_reactivate(struct vg_shaper *sh, struct vg_usq *usq, u64 now)
-{
-	lockdep_assert_held(&sh->lock);
-
-	if (!vg_usq_ready(usq) || usq->slot.posting)
-		return false;
-	vg_sched_activate(&sh->ports[usq->slot.port].sched, usq->slot.handle,
-			  now);
-	return true;
-}
-
-/**
  * vg_usq_post_chunk() - release the next chunk of a queue's oldest WQE
  * @sh: the shaper
- * @usq: the queue the scheduler picked, holding WQEs
+ * @slot: the slot of the queue the scheduler picked, holding WQEs
  * @now: time of the pick, ns
  * @flags: the interrupt state saved with the shaper lock
  *
@@ -640,9 +645,10 @@ bool vg_usq_reactivate(struct vg_shaper *sh, struct vg_usq *usq, u64 now)
  * Context: any; the shaper lock held by a dispatcher (shaper.c), dropped
  * and retaken around the driver's release.
  */
-void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
-		       unsigned long *flags)
+static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
+			      u64 now, unsigned long *flags)
 {
+	struct vg_usq *usq = vg_slot_usq(slot);
 	struct vg_usq_wqe *w = vg_usq_head(usq);
 	struct vg_shaper_port *pp = &sh->ports[usq->slot.port];
 	u32 rest = w->length - usq->part_sent, bytes, left = 0;
@@ -697,6 +703,32 @@ void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
 		vg_sched_deactivate(&pp->sched, usq->slot.handle);
 	vg_shaper_wake_idle(sh);
 }
+
+/* vg_usq_ready() for the dispatcher. Under the shaper lock. */
+static bool vg_usq_slot_ready(struct vg_slot *slot)
+{
+	return vg_usq_ready(vg_slot_usq(slot));
+}
+
+/* vg_usq_reactivate() for the dispatcher. Under the shaper lock. */
+static bool vg_usq_slot_reactivate(struct vg_shaper *sh, struct vg_slot *slot,
+				   u64 now)
+{
+	lockdep_assert_held(&sh->lock);
+
+	return vg_usq_reactivate(sh, vg_slot_usq(slot), now);
+}
+
+/*
+ * What a governed user send queue does for the dispatcher (shaper.c):
+ * it keeps its place while its driver sends (vg_usq_post_chunk()).
+ */
+static const struct vg_slot_ops vg_usq_slot_ops = {
+	.ready = vg_usq_slot_ready,
+	.reactivate = vg_usq_slot_reactivate,
+	.post_chunk = vg_usq_post_chunk,
+	.keeps_place = true,
+};
 
 /**
  * vg_usq_drain() - unbind every queue of a device going away

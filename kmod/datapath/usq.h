@@ -46,7 +46,7 @@ struct vg_usq_driver {
 
 /**
  * struct vg_usq - the shaper's state of one governed user send queue
- * @slot: its place in its port's scheduler (kind VG_SLOT_USQ);
+ * @slot: its place in its port's scheduler (usq.c's vg_slot_ops);
  *	@slot.posting while a dispatcher releases its WQEs without the
  *	shaper lock
  * @node: in vg_shaper::usqs while bound
@@ -135,11 +135,7 @@ void vg_usq_put(struct vg_usq *usq);
 void vg_usq_close(struct vg_usq *usq);
 void vg_usq_kick(struct vg_usq *usq);
 
-/* The shaper's side (shaper.c). */
-bool vg_usq_ready(const struct vg_usq *usq);
-bool vg_usq_reactivate(struct vg_shaper *sh, struct vg_usq *usq, u64 now);
-void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
-		       unsigned long *flags);
+/* The device's drain (interpose.c). */
 void vg_usq_drain(struct vg_shaper *sh);
 
 /* Debugging (control/debugfs.c). */

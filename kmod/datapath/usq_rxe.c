@@ -13,7 +13,7 @@
  *
  * So verbsgate registers when the first rxe device attaches and
  * unregisters when the last one goes: from the ib_client add and remove
- * callbacks of rxe devices (datapath/device.c), on `rdma link add` and
+ * callbacks of rxe devices (datapath/client.c), on `rdma link add` and
  * `delete`, on rdma_rxe's unload and on verbsgate's. rdma_rxe cannot
  * finish unloading while such a callback runs (its exit unregisters its
  * devices, which waits for the clients' callbacks), so the references
@@ -170,6 +170,8 @@ static void vg_rxe_register(const char *name)
 	void (*unreg)(const struct rxe_sq_policy_ops *ops);
 	enum vg_rxe_policy state = VG_RXE_UNSUPPORTED;
 	int ret = 0;
+
+	lockdep_assert_held(&vg_devices_lock);
 
 	reg = symbol_get(rxe_sq_policy_register);
 	unreg = symbol_get(rxe_sq_policy_unregister);

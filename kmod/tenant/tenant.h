@@ -54,7 +54,7 @@
  * lookups return one more, dropped with vg_tenant_put(). Memory is freed
  * an RCU grace period after the last reference.
  *
- * Locking: vg_tenants_lock (a mutex, in tenant.c) serializes registry
+ * Locking: vg_tenants_lock (a mutex, in registry.c) serializes registry
  * changes and walks; its place in the lock order is in kmod/lock_order.h.
  * Classification and the counters take no lock.
  */
@@ -238,7 +238,7 @@ typedef int (*vg_tenant_fn)(struct vg_ktenant *t, void *arg);
 
 /*
  * The registry's lock (kmod/lock_order.h). Visible for
- * lockdep_assert_held() in the callbacks that run under it; only tenant.c
+ * lockdep_assert_held() in the callbacks that run under it; only registry.c
  * takes it.
  */
 extern struct mutex vg_tenants_lock;

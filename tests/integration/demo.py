@@ -16,8 +16,8 @@ import fio
 import nvme
 from sqtools import add_tenants, make_cgroups, pin_cgroups
 from testbed import MODULE, Guest, GuestError
-from wire import (LABEL, LATENCY_TENANT, LINE_RATE, PACING, PORT_QUEUE,
-                  STREAM_TENANT, Wire, victim_run)
+from wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL, PACING,
+                  PORT_QUEUE, STREAM_TENANT, Wire, WireCounts, victim_run)
 
 TENANTS = {"a": "10.77.0.11", "b": "10.77.0.12"}
 SECONDS = 15
@@ -87,7 +87,7 @@ def wire_isolation(g: Guest, cli: str):
     make_cgroups(g, ["lat", "bulk"])
     pin_cgroups(g, {"lat": "0", "bulk": "1"}, "1")
     runs = {}
-    with Wire(g) as w:
+    with Wire(g, order=LOCAL) as w:
         runs["alone"] = victim_run(g, w, 19600, LATENCY_TENANT, None)
         runs["next to the stream, module unloaded"] = victim_run(
             g, w, 19602, LATENCY_TENANT, STREAM_TENANT)
@@ -104,12 +104,12 @@ def wire_isolation(g: Guest, cli: str):
     alone = runs["alone"][0]["total"]["lat_us"]["p99"]
     print(f"\n{LABEL}:\n")
     print("| victim | p50 µs | p99 µs | p99 / alone | stream Mbit/s | "
-          "packets the port held back |\n|---|---|---|---|---|---|")
-    for label, (lat, bulk, held) in runs.items():
+          f"{WireCounts.HEADER} |\n|---|---|---|---|---|" + "---|" * 7)
+    for label, (lat, bulk, wire) in runs.items():
         us = lat["total"]["lat_us"]
         mbit = f"{bulk['total']['gbps'] * 1000:.1f}" if bulk else "—"
         print(f"| {label} | {us['p50']:.0f} | {us['p99']:.0f} | "
-              f"{us['p99'] / alone:.1f} | {mbit} | {held} |")
+              f"{us['p99'] / alone:.1f} | {mbit} | {wire.cells()} |")
 
 
 def main() -> int:

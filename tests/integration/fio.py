@@ -334,52 +334,40 @@ def spawn(g: Guest, jobs: list[dict], runtime: float | None = None,
     return Background(g, jobs, runtime, tag, repeat, global_opts)
 
 
-def _device_reads(g: Guest, pid: int, devs: dict[str, str]) -> tuple:
-    """The guest's uptime (s), the bytes each job's block device has read,
-    and whether fio (@pid) was still running, all read by one command.
-    A device's bytes are the sectors its stat file counts (third field);
-    an NVMe multipath head (nvmeXnY) counts nothing in 6.1, so its paths'
-    (nvmeXcZnY), if it has any, are summed instead."""
-    cmd = ["cut -d' ' -f1 /proc/uptime"]
-    for dev in devs.values():
-        name = dev.rsplit("/", 1)[-1]
-        m = re.fullmatch(r"nvme(\d+)n(\d+)", name)
-        stat = f"/sys/block/{name}/stat"
-        if m:
-            stat = (f"$(ls /sys/block/nvme{m[1]}c*n{m[2]}/stat 2>/dev/null "
-                    f"|| echo {stat})")
-        cmd.append(f"cat {stat} | awk '{{s += $3}} END {{print s + 0}}'")
-    res = g.run(f"{'; '.join(cmd)}; kill -0 {pid} 2>/dev/null && "
-                "echo running", check=True)
-    words = res.out.split()
-    read = {job: int(w) * 512 for job, w in zip(devs, words[1:])}
-    return float(words[0]), read, words[-1] == "running"
-
-
 def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
                tag: str = "fio-rates") -> dict[str, float]:
-    """Run reader jobs (each on its own block device) concurrently for
-    runtime seconds, and measure each job's read rate from its device's
-    counters between edge seconds after the start and edge seconds before
-    the end, while every job is running: {job name: bytes/s}.
+    """Run reader jobs concurrently for runtime seconds, and measure each
+    job's read rate between edge seconds after the start and edge seconds
+    before the end, while every job is running: {job name: bytes/s}.
 
     fio's own averages include the run's edges, where the jobs do not
     compete: one job may start reading before another, and at the end,
     what each job has queued completes after it stopped submitting. A
     paced tenant with megabytes queued behind a slow port then drains
     alone for a second or more, which moves a 3:1 share measured over
-    15 s by a tenth. Fails if fio failed or ended before the window did.
+    15 s by a tenth. The window is timed by fio itself (its bandwidth
+    log, one average a second from the jobs' common start), not by
+    commands of the agent: those run seconds late when the guest's vCPUs
+    are busy, and fio takes seconds to start from the host's file system.
+    Fails if fio failed or a job's log does not cover the window.
     """
     assert runtime > 2 * edge, (runtime, edge)
-    bg = spawn(g, jobs, runtime, tag)
-    devs = {job["name"]: job["filename"] for job in jobs}
-    g.run(f"sleep {edge:g}", check=True)
-    t0, before, _ = _device_reads(g, bg.pid, devs)
-    g.run(f"sleep {runtime - 2 * edge:g}", check=True)
-    t1, after, running = _device_reads(g, bg.pid, devs)
-    (res,) = bg.wait(timeout=runtime + 60)
+    logs = f"/tmp/{tag}.d"
+    jobs = [{**job, "write_bw_log": f"{logs}/{job['name']}"}
+            for job in jobs]
+    g.run(f"rm -rf {logs} && mkdir -p {logs}", check=True)
+    res = run(g, jobs, runtime, tag=tag, log_avg_msec=1000)
     assert res.ok, res.describe()
-    assert running, f"fio ended within {t1 - t0:.1f} s of the window"
-    # Counters that never moved are not a starved reader: no counters.
-    assert all(after.values()), f"no reads counted on {devs}: {after}"
-    return {job: (after[job] - before[job]) / (t1 - t0) for job in devs}
+    first, last = edge * 1000, (runtime - edge) * 1000
+    rates = {}
+    for i, job in enumerate(jobs, 1):
+        path = f"{logs}/{job['name']}_bw.{i}.log"
+        # Each line: ms since the start, KiB/s over the second before.
+        samples = [[int(w) for w in line.split(",")[:2]] for line in
+                   g.run(f"cat {path}", check=True).out.splitlines()
+                   if line.strip()]
+        inside = [kib for ms, kib in samples if first < ms <= last]
+        assert samples and samples[-1][0] >= last and inside, \
+            f"{path} does not cover {first:.0f}-{last:.0f} ms: {samples}"
+        rates[job["name"]] = sum(inside) * 1024 / len(inside)
+    return rates

@@ -8,8 +8,24 @@ folder's by path ("core/sched.h"); core includes nothing outside core;
 no quoted include names a missing file; and neither the folders nor the
 files include each other in a circle. kmod/lock_order.h, the lock order,
 is documentation that only kmod/main.c includes.
+
+The shaper (datapath/shaper.c) paces send queues of two kinds, which
+register their operations with it (struct vg_slot_ops): it includes
+neither kind's header, and no kind includes another kind's.
+
+Nor do the files call each other in a circle. The call graph is read from
+the source text too, without comments and strings: a .c file defines the
+non-static functions whose definition starts a line ("type name(params)"
+followed by "{"), and calls a function where its text has the function's
+name followed by "(". Calls through pointers (ops,
+callbacks) are not calls here: that is how a lower file calls up. A node
+of the graph is one concept: a file X.c, together with each X_Y.c of its
+folder that has no header X_Y.h of its own and includes X.h (e.g.
+sendq_post.c and sendq_drain.c belong to sendq.c, usq_rxe.c, which has
+usq_rxe.h, is a node of its own). Calls within a node do not count.
 """
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +36,14 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # The one header core takes from outside, in the native build only
 # (kmod/core/vg_compat.h switches on __KERNEL__).
 NATIVE_ONLY = {"vg_shim.h"}
+# The kinds of send queue the shaper paces: their headers, by kind.
+QUEUE_KINDS = {"sendq": {"sendq.h"}, "usq": {"usq.h", "usq_rxe.h"}}
+COMMENT_OR_STRING = re.compile(
+    r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+DEFINITION = re.compile(
+    r"^(?P<head>(?:[A-Za-z_][\w \t*]*?)?)\b(?P<name>[A-Za-z_]\w*)\s*"
+    r"\((?P<params>[^;{}()]*(?:\([^()]*\)[^;{}()]*)*)\)\s*\{", re.M)
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
 def sources():
@@ -122,3 +146,110 @@ def test_layer_check_would_catch_an_upward_include(tmp_path, monkeypatch):
         test_layer_includes_only_from_below("core")
     with pytest.raises(AssertionError):
         test_core_includes_nothing_outside_core()
+
+
+def test_shaper_includes_no_queue_kind():
+    names = {n for n, _ in includes(KMOD / "datapath" / "shaper.c")}
+    kinds = set().union(*QUEUE_KINDS.values())
+    assert not names & kinds, sorted(names & kinds)
+
+
+def test_no_queue_kind_includes_another():
+    bad = []
+    for src in sources():
+        if folder_of(src) != "datapath" or src.suffix != ".c":
+            continue
+        mine = src.stem.split("_")[0]
+        for kind, headers in QUEUE_KINDS.items():
+            if mine in QUEUE_KINDS and kind != mine:
+                bad += [f"{src.name} -> {n}" for n, _ in includes(src)
+                        if n in headers]
+    assert not bad, bad
+
+
+def code_of(src: Path) -> str:
+    """The text of @src without its comments and strings."""
+    return COMMENT_OR_STRING.sub(
+        lambda m: " " if m.group(0)[0] == "/" else '""', src.read_text())
+
+
+def node_of(src: Path) -> str:
+    """The concept @src belongs to (see the top of this file)."""
+    stem = src.stem
+    base = stem.split("_")[0]
+    if ("_" in stem and not src.with_name(stem + ".h").is_file()
+            and src.with_name(base + ".h").is_file()
+            and any(n == base + ".h" for n, _ in includes(src))):
+        stem = base
+    return src.with_name(stem).relative_to(KMOD).as_posix()
+
+
+def call_graph():
+    """node -> {node it calls: names of the functions called}."""
+    files = [s for s in sources() if s.suffix == ".c"]
+    code = {s: code_of(s) for s in files}
+    defined = {}
+    for src in files:
+        for m in DEFINITION.finditer(code[src]):
+            if "static" not in m.group("head").split():
+                defined.setdefault(m.group("name"), set()).add(node_of(src))
+    graph = {}
+    for src in files:
+        a = node_of(src)
+        edges = graph.setdefault(a, {})
+        for name in set(CALL.findall(code[src])):
+            for b in defined.get(name, ()):
+                if b != a:
+                    edges.setdefault(b, set()).add(name)
+    return graph
+
+
+def test_no_call_cycle_between_files():
+    graph = call_graph()
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, {})):
+            if state.get(nxt) == "open":
+                cycle = path[path.index(nxt):] + [nxt]
+                raise AssertionError(" -> ".join(
+                    f"{a} ({', '.join(sorted(graph[a][b]))})"
+                    for a, b in zip(cycle, cycle[1:])) + f" -> {nxt}")
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+
+
+def test_call_check_would_catch_a_cycle(tmp_path, monkeypatch):
+    """The call graph check fails on a circle, not on one concept's files."""
+    fake = tmp_path / "kmod"
+    (fake / "datapath").mkdir(parents=True)
+    d = fake / "datapath"
+    (d / "sendq.h").write_text("void vg_sendq_a(void);\n")
+    (d / "sendq.c").write_text(
+        '#include "sendq.h"\n\nvoid vg_sendq_a(void)\n{\n'
+        "\tvg_sendq_b();\n}\n")
+    (d / "sendq_post.c").write_text(
+        '#include "sendq.h"\n\nvoid vg_sendq_b(void)\n{\n'
+        "\tvg_sendq_a();\n}\n")
+    (d / "shaper.c").write_text(
+        "/* vg_sendq_a() is not a call here */\n"
+        "static int vg_shaper_b(void)\n{\n\treturn 0;\n}\n\n"
+        "int vg_shaper_a(int x,\n\t\t int (*fn)(int y))\n{\n"
+        "\treturn fn(x) + vg_shaper_b();\n}\n")
+    monkeypatch.setattr(sys.modules[__name__], "KMOD", fake)
+    test_no_call_cycle_between_files()
+    (d / "shaper.c").write_text(
+        "int vg_shaper_a(int x,\n\t\t int (*fn)(int y))\n{\n"
+        "\tvg_sendq_a();\n\treturn fn(x);\n}\n")
+    test_no_call_cycle_between_files()
+    (d / "sendq_post.c").write_text(
+        '#include "sendq.h"\n\nvoid vg_sendq_b(void)\n{\n'
+        "\tvg_shaper_a(0, 0);\n}\n")
+    with pytest.raises(AssertionError, match="datapath/sendq"):
+        test_no_call_cycle_between_files()

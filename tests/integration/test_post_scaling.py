@@ -42,7 +42,11 @@ def test_two_posters_are_not_serialised(guest, request, tmp_path):
         f"used by other processes meanwhile: {m.host_other:.2f}, at most "
         f"{m.without.host_other:.2f} during a load without verbsgate "
         f"counted; the guest needs two host CPUs for its two vCPUs)")
-    assert with_vg >= SHARE * without, (
+    # Two posters on two CPUs move at most twice what one moves: a ratio
+    # above 2 says the host slowed the one-poster phases (one CI run:
+    # 8.8 MB/s against 10 to 11.5 in the others, ratio 2.38), which no
+    # ratio with verbsgate can be held to.
+    assert with_vg >= SHARE * min(without, 2.0), (
         f"two posters on two QPs: {with_vg:.2f} times one poster's "
         f"throughput with verbsgate, {without:.2f} without (at least "
         f"{SHARE} x that wanted); verbsgate serialises posting (softirq ms CPU0/CPU1 with two posters: "

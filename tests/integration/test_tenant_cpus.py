@@ -3,117 +3,153 @@ pinned isolation test puts the victim's cgroup on vCPU 0, the attacker's
 on vCPU 1, and the test bed's own processes (the agent, its commands and
 servers) next to the attacker (sqtools.pin_cgroups()), so that what the
 attacker does to the victim goes through the device, not through a CPU
-they share. The check: next to a CPU-only burner (no RDMA) in the
-attacker's cgroup, the victim's tasks wait for a CPU less than 10 % of
-the time and its operation rate and median latency move by less than
-10 %; unpinned, the same burner keeps it waiting a good part of the
-time, which shows that it burns."""
+they share.
+
+The check: a CPU-only burner (no RDMA) in the attacker's cgroup, pinned
+and then unpinned, next to a 64 B WRITE victim, each compared with the
+victim alone in the same rounds of one boot (like with like: the host,
+not the guest, sets how fast a vCPU runs, and it varies between runs by
+more than the burner's pinned effect; docs/testbed.md).
+
+- In the guest, pinning is what it says: next to the pinned burner the
+  victim's tasks wait for a CPU less than PINNED_WAIT of the time (the
+  cgroup's CPU pressure against its CPU time); unpinned they wait more
+  than UNPINNED_WAIT, which shows that the burner burns.
+- What the victim sees: the pinned burner costs its rate and its p99 at
+  most PINNED_SHARE of what the unpinned burner costs them. On a 2-core
+  host the burner's vCPU takes a host core and leaves the victim's vCPU
+  to share the other with QEMU's own threads, so the pinned burner may
+  cost a few tens of percent (20 % of the rate on the slower host of
+  docs/testbed.md) where the alone runs themselves spread by as much;
+  unpinned, the victim loses two thirds of its rate and its p99 grows
+  ten times. A fixed band around the alone figure would measure the
+  host; the unpinned burner, measured in the same boot, is the scale.
+"""
+from math import log
 from statistics import median
 
 from sqtools import (CGROUPS, empty_cgroups, in_cgroup, pin_cgroups,
                      report, stop_vgload, vgload_result)
-from wire import LABEL, Wire, far_server, near_client
+from wire import LABEL, LOCAL, Wire, far_server, near_client
 
 # The layout of pinned isolation tests: the test bed's own processes
 # share the attacker's vCPU.
 TENANT_CPUS = {"victim": "0", "attacker": "1"}
 TESTBED_CPUS = "1"
-SECONDS = 10
+SECONDS = 6
 VICTIM = f"--op write --size 64 --depth 1 --duration {SECONDS}"
 # One busy process per vCPU: unpinned, three runnable tasks share two
 # vCPUs, and the victim waits about a third of the time.
 BURNERS = 2
-ROUNDS = 3
+# Rounds of an alone and a burner run, the order alternating (ABBA), and
+# the unpinned burner's runs.
+ROUNDS = 4
+UNPINNED_RUNS = 2
 PINNED_WAIT = 0.10
-PINNED_CHANGE = 0.10
 UNPINNED_WAIT = 0.20
+# The pinned burner's cost to the victim against the unpinned one's, in
+# log ratios to alone (rate: log(alone / with), p99: log(with / alone)).
+# Measured: 0.05 to 0.25 of it on both hosts of docs/testbed.md, where
+# the alone runs of one boot spread by up to 0.5 in the same measure;
+# a burner that pinning did not keep away would cost about 1.
+PINNED_SHARE = 0.5
+# The unpinned burner must hurt for the comparison to mean anything:
+# measured, it cut the rate by 2 to 3 times and raised the p99 13 to 16
+# times.
+UNPINNED_RATE = 1.5
+UNPINNED_P99 = 2.0
 
 
-def cpu_times(g, cgroup: str) -> dict[str, tuple[int, int]]:
-    """By thread of the cgroup: ns it ran and waited runnable
-    (schedstat)."""
-    out = g.run(f"cd {CGROUPS}/{cgroup} && for t in $(cat cgroup.threads); "
-                "do echo $t $(cat /proc/$t/schedstat 2>/dev/null); done; "
-                "true", check=True).out
-    times = {}
-    for line in out.splitlines():
-        tid, *stat = line.split()
-        if len(stat) == 3:
-            times[tid] = (int(stat[0]), int(stat[1]))
-    return times
+def cpu_counters(g, cgroup: str) -> tuple[int, int]:
+    """The cgroup's CPU time and the time some task of it waited for a
+    CPU (PSI "some"), µs. Both keep counting after the tasks end, so a
+    run is measured whole whenever the agent reads them."""
+    out = g.run(f"cd {CGROUPS}/{cgroup} && "
+                "awk '$1 == \"usage_usec\" {print $2}' cpu.stat && "
+                "sed -n 's/^some .*total=//p' cpu.pressure",
+                check=True).out.split()
+    return int(out[0]), int(out[1])
 
 
-def victim_run(g, port: int, burn: bool) -> tuple[dict, float]:
-    """The victim's result, and the share of its time its threads
-    waited for a CPU while it ran."""
+def victim_run(g, port: int, burn: bool) -> dict:
+    """The victim's figures (ops/s, p50, p99 µs) and the share of its
+    time its tasks waited for a CPU while it ran."""
     try:
         if burn:
             for _ in range(BURNERS):
                 g.spawn(in_cgroup("attacker", "yes"), "/dev/null")
             g.run("sleep 1")
         far_server(g, port)
+        used0, waited0 = cpu_counters(g, "victim")
         near_client(g, "victim", port, VICTIM, "/tmp/cpus-victim.log")
-        g.run("sleep 2")
-        before = cpu_times(g, "victim")
-        g.run("sleep 3")
-        after = cpu_times(g, "victim")
         res = vgload_result(g, "/tmp/cpus-victim.log")
+        used1, waited1 = cpu_counters(g, "victim")
     finally:
         # The far server too, which runs in the test bed's cgroup.
         stop_vgload(g)
         empty_cgroups(g, TENANT_CPUS)
     assert res["ok"], res
-    # The threads that ran through the window.
-    both = before.keys() & after.keys()
-    ran = sum(after[t][0] - before[t][0] for t in both)
-    waited = sum(after[t][1] - before[t][1] for t in both)
-    assert ran > 0, (before, after)
-    return res["total"], waited / (ran + waited)
+    used, waited = used1 - used0, waited1 - waited0
+    assert used > 0, (used0, used1)
+    t = res["total"]
+    return {"ops": t["mops"] * 1e6, "p50": t["lat_us"]["p50"],
+            "p99": t["lat_us"]["p99"], "wait": waited / (used + waited)}
 
 
 def test_a_cpu_burner_in_a_pinned_neighbour_leaves_the_victim_its_cpu(
         guest):
     g = guest
-    pinned = {"alone, pinned": [], "burner next door, pinned": []}
-    with Wire(g):
+    runs = {"alone, pinned": [], "burner next door, pinned": [],
+            "burner next door, unpinned": []}
+    alone, pinned, unpinned = runs.values()
+    port = 19200
+    with Wire(g, order=LOCAL):
         pin_cgroups(g, TENANT_CPUS, TESTBED_CPUS)
-        # Alternated, ROUNDS times: one run's rate spreads by about 5 %
-        # between runs of this test bed; the check takes the median of
-        # each round's burner run against its own alone run.
         for i in range(ROUNDS):
-            for j, (name, runs) in enumerate(pinned.items()):
-                runs.append(victim_run(g, 19200 + 2 * i + j, j == 1))
+            for burn in ((False, True) if i % 2 == 0 else (True, False)):
+                (pinned if burn else alone).append(
+                    victim_run(g, port, burn))
+                port += 1
         pin_cgroups(g, {name: "" for name in TENANT_CPUS})
-        unpinned = victim_run(g, 19210, True)
+        for _ in range(UNPINNED_RUNS):
+            unpinned.append(victim_run(g, port, True))
+            port += 1
+    med = {name: {k: median(r[k] for r in rs) for k in rs[0]}
+           for name, rs in runs.items()}
     rows = [f"A 64 B WRITE victim (one outstanding) on vCPU 0, {BURNERS} "
             "CPU burners (`yes`) in the attacker's cgroup on vCPU 1, or "
-            f"both cgroups on both vCPUs; pinned, medians of {ROUNDS} "
-            "alternated runs.", "",
+            f"both cgroups on both vCPUs; {SECONDS} s runs, pinned in "
+            f"{ROUNDS} alternated rounds, unpinned {UNPINNED_RUNS} runs; "
+            "medians, the runs' spread in brackets.", "",
             "| victim | waited for a CPU | ops/s | p50 µs | p99 µs |",
             "|---|---|---|---|---|"]
-    figures = {name: {"wait": median(w for _, w in runs),
-                      "ops": median(t["mops"] * 1e6 for t, _ in runs),
-                      "p50": median(t["lat_us"]["p50"] for t, _ in runs),
-                      "p99": median(t["lat_us"]["p99"] for t, _ in runs)}
-               for name, runs in pinned.items()}
-    t, w = unpinned
-    figures["burner next door, unpinned"] = {
-        "wait": w, "ops": t["mops"] * 1e6, "p50": t["lat_us"]["p50"],
-        "p99": t["lat_us"]["p99"]}
-    for name, f in figures.items():
-        rows.append(f"| {name} | {f['wait']:.1%} | {f['ops']:.0f} | "
-                    f"{f['p50']:.0f} | {f['p99']:.0f} |")
+    for name, rs in runs.items():
+        m = med[name]
+
+        def spread(k, fmt):
+            lo, hi = (format(f(r[k] for r in rs), fmt) for f in (min, max))
+            return f"{format(m[k], fmt)} ({lo}–{hi})"
+        rows.append(f"| {name} | {spread('wait', '.1%')} | "
+                    f"{spread('ops', '.0f')} | {spread('p50', '.0f')} | "
+                    f"{spread('p99', '.0f')} |")
+
+    def cost(name):
+        """What the burner cost the victim, as log ratios to alone."""
+        return {"ops": log(med["alone, pinned"]["ops"] / med[name]["ops"]),
+                "p99": log(med[name]["p99"] / med["alone, pinned"]["p99"])}
+    costs = {name: cost(name) for name in list(runs)[1:]}
+    rows += ["", "Cost against alone (log ratio): pinned rate "
+             f"{costs['burner next door, pinned']['ops']:.2f}, p99 "
+             f"{costs['burner next door, pinned']['p99']:.2f}; unpinned "
+             f"rate {costs['burner next door, unpinned']['ops']:.2f}, p99 "
+             f"{costs['burner next door, unpinned']['p99']:.2f}."]
     report(f"Tenant CPU isolation ({LABEL})", rows)
 
-    # Each round's burner run against its own alone run.
-    alone, burned = pinned.values()
-    ratios = {k: median(of(b) / of(a) for (a, _), (b, _) in
-                        zip(alone, burned))
-              for k, of in (("ops", lambda t: t["mops"]),
-                            ("p50", lambda t: t["lat_us"]["p50"]))}
-    assert figures["burner next door, pinned"]["wait"] < PINNED_WAIT, \
-        figures
-    assert abs(ratios["ops"] - 1) < PINNED_CHANGE, (ratios, figures)
-    assert abs(ratios["p50"] - 1) < PINNED_CHANGE, (ratios, figures)
-    assert figures["burner next door, unpinned"]["wait"] > UNPINNED_WAIT, \
-        figures
+    assert med["burner next door, pinned"]["wait"] < PINNED_WAIT, med
+    assert med["burner next door, unpinned"]["wait"] > UNPINNED_WAIT, med
+    hurt = costs["burner next door, unpinned"]
+    assert hurt["ops"] >= log(UNPINNED_RATE), (costs, med)
+    assert hurt["p99"] >= log(UNPINNED_P99), (costs, med)
+    for k in ("ops", "p99"):
+        assert costs["burner next door, pinned"][k] <= \
+            PINNED_SHARE * hurt[k], (k, costs, med)

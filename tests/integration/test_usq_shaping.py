@@ -26,7 +26,8 @@ from sqtools import (CLI, VGLOAD, add_tenants, delta, device_rate,
                      vgload_server, window_bytes)
 from testbed import SYSFS, Guest
 from vgcli import cli_json, cli_ok, dev, eventually, port1, tenant_objects
-from wire import FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT, Wire
+from wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT, Wire,
+                  WireCounts)
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -307,28 +308,31 @@ def test_tenants_share_the_wire_by_weight(governed):
     with Wire(g) as w:
         assert g.unload_verbsgate().ok
         make_cgroups(g, list(tenants))
-        before = w.port()
-        free = pair(g, 18820, list(tenants), WIRE_STREAM, wire=True)
-        held = w.port()["overlimits"] - before["overlimits"]
+        ports = {}
+        with w.watch(peak=True) as ports["without verbsgate"]:
+            free = pair(g, 18820, list(tenants), WIRE_STREAM, wire=True)
         assert g.load_verbsgate().ok
         add_tenants(g, tenants)
         device_rate(g, f"{PACED_MBIT}mbit")
-        three = pair(g, 18821, list(tenants), WIRE_STREAM, wire=True)
+        with w.watch(peak=True) as ports["verbsgate 3:1"]:
+            three = pair(g, 18821, list(tenants), WIRE_STREAM, wire=True)
         cli_ok(g, "tenant set heavy weight 1")
-        one = pair(g, 18822, list(tenants), WIRE_STREAM, wire=True)
+        with w.watch(peak=True) as ports["verbsgate 1:1"]:
+            one = pair(g, 18822, list(tenants), WIRE_STREAM, wire=True)
     rows = [f"Port {LINE_RATE}; rxe0 paced at {PACED_MBIT} Mbit/s; "
             f"vgload `{WIRE_STREAM}` per tenant, bytes its clients "
             f"completed over {WINDOW_S} s while both ran.", "",
-            "| run | heavy MB/s | light MB/s | heavy : light |",
-            "|---|---|---|---|"]
+            "| run | heavy MB/s | light MB/s | heavy : light | "
+            f"{WireCounts.HEADER} |", "|---|---|---|---|" + "---|" * 7]
     for name, run in (("without verbsgate", free),
                       ("verbsgate 3:1", three), ("verbsgate 1:1", one)):
         rows.append(f"| {name} | {run['heavy']['vgload'] / WINDOW_S / 1e6:.2f}"
                     f" | {run['light']['vgload'] / WINDOW_S / 1e6:.2f} | "
-                    f"{ratio(run, 'heavy', 'light', 'vgload'):.2f} |")
+                    f"{ratio(run, 'heavy', 'light', 'vgload'):.2f} | "
+                    f"{ports[name].cells()} |")
     report(f"User-space tenants share the wire by weight ({LABEL})", rows)
     # Unshaped, the port held the streams back: it was their bottleneck.
-    assert held > 0
+    assert ports["without verbsgate"].held > 0
     assert 2.7 <= ratio(three, "heavy", "light", "vgload") <= 3.3, three
     assert 0.9 <= ratio(one, "heavy", "light", "vgload") <= 1.1, one
     for run in (three, one):

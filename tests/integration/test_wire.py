@@ -12,8 +12,9 @@ from sqtools import (add_tenants, delta, make_cgroups, report, stats,
                      vgload_result)
 from vgcli import cli_ok
 from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
-                  PACED_MBIT, PORT_QUEUE, Wire, far_server, near_client,
-                  nvme_across, victim_run)
+                  LOCAL, PACED_MBIT, PORT_QUEUE, PORT_QUEUE_BYTES, Wire,
+                  WireCounts, far_server, near_client, nvme_across,
+                  victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -37,21 +38,24 @@ NVME_EDGE = 3
 def test_traffic_crosses_the_port(guest):
     make_cgroups(guest, ["lat"])
     log = "/tmp/wire-alone.log"
-    with Wire(guest) as w:
-        before = w.port()
+    with Wire(guest) as w, w.watch(peak=True) as port:
         far_server(guest, 19100)
         near_client(guest, "lat", 19100, f"{VICTIM} --duration 3", log)
         res = vgload_result(guest, log)
-        after = w.port()
     assert res["ok"], res
     ops = res["total"]["ops"]
     # Each WRITE is a packet from rxe0 out of vg0 (its ACK comes back
     # out of vg1): none took rxe's loopback.
-    assert ops > 0 and after["packets"] - before["packets"] >= ops, \
-        (before, after, res["total"])
+    assert ops > 0 and port.packets >= ops, (port, res["total"])
+    # The port's queue was sampled; one WRITE at a time, none was lost
+    # or overtaken. (A retry may happen: an ACK later than vgload's QP
+    # timeout, 67 ms, in a busy guest.)
+    assert port.peak_backlog is not None, port
+    assert (port.drops, port.out_of_seq) == (0, 0), port
 
 
-def victim(g, w, port: int, bulk: bool) -> tuple[dict, dict | None, int]:
+def victim(g, w, port: int, bulk: bool) -> tuple[dict, dict | None,
+                                                   WireCounts]:
     """The latency tenant's run, alone or next to a 1 MB WRITE stream."""
     return victim_run(g, w, port, f"{VICTIM} --duration 4",
                       "--mode bw --duration 7" if bulk else None)
@@ -61,7 +65,7 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
     g = rxe_kept
     make_cgroups(g, ["lat", "bulk"])
     runs = {}
-    with Wire(g) as w:
+    with Wire(g, order=LOCAL) as w:
         runs["alone"] = victim(g, w, 19110, False)
         runs["next to the stream"] = victim(g, w, 19113, True)
         assert g.load_verbsgate().ok
@@ -76,13 +80,13 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
     rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; verbsgate: maxrate "
             f"{PACED}, chunk {CHUNK}, the victim's tenant of the latency "
             "class.", "",
-            "| victim | p50 µs | p99 µs | stream, Gbit/s | "
-            "packets the port held back |", "|---|---|---|---|---|"]
-    for name, (lat, stream, held) in runs.items():
+            f"| victim | p50 µs | p99 µs | stream, Gbit/s | "
+            f"{WireCounts.HEADER} |", "|---|---|---|---|" + "---|" * 7]
+    for name, (lat, stream, wire) in runs.items():
         rows.append(f"| {name} | {lat['total']['lat_us']['p50']:.0f} | "
                     f"{lat['total']['lat_us']['p99']:.0f} | "
                     + (f"{stream['total']['gbps']:.4f}" if stream else "—")
-                    + f" | {held} |")
+                    + f" | {wire.cells()} |")
     report(f"Wire mode: a latency tenant next to a 1 MB WRITE stream "
            f"({LABEL})", rows)
 
@@ -90,7 +94,7 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
         return runs[name][0]["total"]["lat_us"]["p99"]
     # Unshaped, the stream fills the port, and the victim waits behind
     # its queue: the premise of the wire mode.
-    assert runs["next to the stream"][2] > 0
+    assert runs["next to the stream"][2].held > 0
     assert p99("next to the stream") >= HOL_FACTOR * p99("alone")
     # Split and paced below the line rate, the stream leaves the port's
     # queue short (#23 measures how close to alone).
@@ -108,7 +112,14 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
     """Two NVMe-over-RDMA tenants reading across the wire: unshaped they
     split the port as their I/O happens to; with verbsgate pacing the
     target's device below the line rate they share it by weight, 3:1 and
-    then 1:1, while the port stays the bottleneck it models."""
+    then 1:1, while the port stays the bottleneck it models.
+
+    With verbsgate the port must also have dropped nothing and rxe
+    received every packet in order: a resent packet is not paced, and
+    when the wire reordered packets (before it received each QP's on
+    one vCPU, guest/wire.sh), rxe's go-back-N resends filled the port
+    and decided the shares in its place (1.60 at 3:1 and 1.85 at 1:1 on
+    a slow host; docs/results.md)."""
     g = rxe_kept
     nvme.cleanup_all(g)
     tenants = {"a": 11, "b": 12}
@@ -117,10 +128,9 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
         jobs = [fio.read_job(name, devs[n]) for name, n in tenants.items()]
 
         def measure(label):
-            before = w.port(FAR_NETDEV)
-            res = fio.read_rates(g, jobs, NVME_SECONDS, NVME_EDGE)
-            held = w.port(FAR_NETDEV)["overlimits"] - before["overlimits"]
-            runs[label] = ([res[t] for t in tenants], held)
+            with w.watch(FAR_NETDEV, peak=True) as port:
+                res = fio.read_rates(g, jobs, NVME_SECONDS, NVME_EDGE)
+            runs[label] = ([res[t] for t in tenants], port)
 
         measure("module unloaded")
         assert g.load_verbsgate().ok
@@ -138,24 +148,30 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
     rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; fio 256k reads, "
             f"iodepth 8, {NVME_SECONDS} s, rates over all but its first and "
             f"last {NVME_EDGE} s; verbsgate paces {FAR_DEV} (the targets') "
-            f"at {PACED_MBIT} Mbit/s.", "",
-            "| run | a MB/s | b MB/s | a/b | packets the port held back |",
-            "|---|---|---|---|---|"]
-    for label, ((a, b), held) in runs.items():
+            f"at {PACED_MBIT} Mbit/s. The port is {FAR_NETDEV}'s, over the "
+            "whole run.", "",
+            f"| run | a MB/s | b MB/s | a/b | {WireCounts.HEADER} |",
+            "|---|---|---|---|" + "---|" * 7]
+    for label, ((a, b), port) in runs.items():
         rows.append(f"| {label} | {a / 1e6:.2f} | {b / 1e6:.2f} | "
-                    f"{a / b:.2f} | {held} |")
+                    f"{a / b:.2f} | {port.cells()} |")
     report(f"Wire mode: NVMe-oF tenants share the port ({LABEL})", rows)
     # The readers fill the port unshaped: it is their bottleneck.
-    assert runs["module unloaded"][1] > 0
+    assert runs["module unloaded"][1].held > 0
     for label, want in (("verbsgate, weights 3:1", 3.0),
                         ("verbsgate, weights 1:1", 1.0)):
-        (a, b), _ = runs[label]
+        (a, b), port = runs[label]
+        # Paced below the line, nothing was lost or reordered on the way
+        # (each would have made rxe resend, unpaced).
+        assert (port.drops, port.out_of_seq) == (0, 0), f"{label}: {port}"
         assert abs(a / b - want) <= 0.15 * want, f"{label}: a/b {a / b:.2f}"
         # Shared by weight, not starved: together they keep the rate.
         assert a + b >= 0.8 * PACED_MBIT * 1e6 / 8, \
             f"{label}: a+b {(a + b) / 1e6:.2f} MB/s"
 
 
+# The time the port takes to send what its queue holds when full.
+QUEUE_DRAIN_NS = PORT_QUEUE_BYTES / LINE_BYTES * 1e9
 # An NVMe-oF latency tenant on the wire: 512 B random reads, one
 # outstanding, 200 a second. At this line rate a 4 KB read is 1.3 ms of
 # the port's time, so the smallest NVMe read stands for a small message;
@@ -185,13 +201,12 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
         lat = [fio.latency_job("lat", devs[tenants["lat"]], **NVME_LATENCY)]
 
         def measure(label, jobs):
-            before = w.port(FAR_NETDEV)
-            res = fio.run(g, jobs, runtime=NVME_SECONDS)
+            with w.watch(FAR_NETDEV) as port:
+                res = fio.run(g, jobs, runtime=NVME_SECONDS)
             assert res.ok, res.describe()
-            held = w.port(FAR_NETDEV)["overlimits"] - before["overlimits"]
             bulk = sum(res[t].bw_bytes for t in ("a", "b")
                        if t in res.jobs)
-            runs[label] = (res["lat"], bulk, held)
+            runs[label] = (res["lat"], bulk, port)
 
         measure("alone", lat)
         measure("next to the readers, module unloaded", readers + lat)
@@ -216,27 +231,33 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
             f"`{NVME_LATENCY_PACING}`, a and b of weight {NVME_BULK_WEIGHT},"
             " lat of the latency class.", "",
             "| run | lat p50 µs | lat p99 µs | p99 / alone | a+b Mbit/s | "
-            "a+b / line | packets the port held back |",
-            "|---|---|---|---|---|---|---|"]
-    for label, (res, bulk, held) in runs.items():
+            f"a+b / line | {WireCounts.HEADER} |",
+            "|---|---|---|---|---|---|" + "---|" * 7]
+    for label, (res, bulk, port) in runs.items():
         rows.append(f"| {label} | {res.lat_p50_ns / 1e3:.0f} | "
                     f"{res.lat_p99_ns / 1e3:.0f} | "
                     f"{res.lat_p99_ns / alone:.2f} | "
                     + (f"{bulk * 8 / 1e6:.2f} | {bulk / LINE_BYTES:.0%}"
-                       if bulk else "— | —") + f" | {held} |")
+                       if bulk else "— | —") + f" | {port.cells()} |")
     report(f"Wire mode: an NVMe-oF latency tenant next to two 1 MB readers "
            f"({LABEL})", rows)
 
     unshaped = runs["next to the readers, module unloaded"]
     shaped = runs["next to the readers, verbsgate"]
+    # What the readers add to the latency tenant's p99. Its p99 alone is
+    # the guest's speed (a read is milliseconds of emulated CPU: 2.4 ms
+    # on one host of docs/testbed.md, 10 to 11.5 on a slower one), the
+    # port's queue a fixed time, so the test compares what is added, not
+    # ratios to alone.
+    added = {k: max(0, r[0].lat_p99_ns - alone)
+             for k, r in (("unshaped", unshaped), ("verbsgate", shaped))}
     # Unshaped, the readers fill the port and the latency tenant's reads
-    # wait behind their queue.
-    assert unshaped[2] > 0
-    assert unshaped[0].lat_p99_ns >= HOL_FACTOR * alone, \
-        (unshaped[0].lat_p99_ns, alone)
+    # wait behind their queue: at least half its drain time.
+    assert unshaped[2].held > 0
+    assert added["unshaped"] >= 0.5 * QUEUE_DRAIN_NS, (added, alone)
     # Split and paced below the line, the readers leave the queue short.
-    assert shaped[0].lat_p99_ns * PROTECTS <= unshaped[0].lat_p99_ns, \
-        (shaped[0].lat_p99_ns, unshaped[0].lat_p99_ns)
+    assert added["verbsgate"] * PROTECTS <= added["unshaped"], \
+        (added, alone)
     # ... and keep their rate: near Rmin, which the CPU may not reach.
     assert shaped[1] >= 0.75 * PACED_MBIT * 1e6 / 8, \
         f"a+b {shaped[1] * 8 / 1e6:.2f} Mbit/s"

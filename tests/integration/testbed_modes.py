@@ -22,7 +22,7 @@ from contextlib import nullcontext
 from sqtools import add_tenants, build_report, make_cgroups, pin_cgroups
 from testbed import Guest, GuestError
 from vgcli import cli_ok
-from wire import (LATENCY_TENANT, LINE_RATE, PACING, PORT_QUEUE,
+from wire import (LATENCY_TENANT, LINE_RATE, LOCAL, PACING, PORT_QUEUE,
                   STREAM_TENANT, Wire, victim_run)
 
 ROUNDS = int(os.environ.get("VG_MODES_ROUNDS", "3"))
@@ -35,20 +35,20 @@ def one_mode(g: Guest, mode: str, port: int) -> dict:
     out = {}
     if g.verbsgate_loaded():
         assert g.unload_verbsgate().ok
-    with (Wire(g) if mode == "wire" else nullcontext()) as w:
+    with (Wire(g, order=LOCAL) if mode == "wire" else nullcontext()) as w:
         for i, run in enumerate(RUNS):
             if run.endswith("verbsgate"):
                 assert g.load_verbsgate().ok
                 add_tenants(g, {"lat": "class latency weight 1",
                                 "bulk": "class bandwidth weight 19"})
                 cli_ok(g, f"dev set {g.rxe_dev} {PACING}")
-            lat, bulk, held = victim_run(
+            lat, bulk, wire = victim_run(
                 g, w, port + 2 * i, LATENCY_TENANT,
                 STREAM_TENANT if run != "alone" else None)
             out[run] = {"p50": lat["total"]["lat_us"]["p50"],
                         "p99": lat["total"]["lat_us"]["p99"],
                         "mbit": bulk["total"]["gbps"] * 1e3 if bulk else 0,
-                        "held": held}
+                        "held": wire.held if wire else None}
     return out
 
 

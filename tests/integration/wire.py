@@ -17,7 +17,8 @@ its host connecting from the near side, so that the read data crosses
 vg1's port.
 """
 import json
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
 
 import nvme
 from sqtools import stop_vgload, vgload_client, vgload_result, vgload_server
@@ -41,6 +42,7 @@ PACED_MBIT = 21
 PACING = f"maxrate {PACED_MBIT}mbit chunk 1k chunk-nolat 1k burst 1k"
 # A NIC-like transmit queue: a 1 MB message's quarter.
 PORT_QUEUE = "256kb"
+PORT_QUEUE_BYTES = int(PORT_QUEUE.removesuffix("kb")) * 1024
 FAR_ADDR = "10.77.0.2"
 FAR_DEV = "rxe1"
 FAR_NETDEV = "vg1"
@@ -55,15 +57,24 @@ LATENCY_TENANT = "--op write --size 64 --depth 1 --duration 5"
 STREAM_TENANT = "--mode bw --duration 8"
 
 
+# How each end receives (guest/wire.sh): "rps", every packet of a QP on
+# one vCPU in order, for streams; "backlog", on its sender's vCPU, for a
+# pinned latency tenant's own packets (ORDERED and LOCAL).
+ORDERED = "rps"
+LOCAL = "backlog"
+
+
 class Wire:
-    """Context manager: the guest in wire mode while inside."""
+    """Context manager: the guest in wire mode while inside, receiving
+    in @order (ORDERED or LOCAL)."""
 
     def __init__(self, g: Guest, rate: str = LINE_RATE,
-                 queue: str = PORT_QUEUE):
-        self.g, self.rate, self.queue = g, rate, queue
+                 queue: str = PORT_QUEUE, order: str = ORDERED):
+        self.g, self.rate, self.queue, self.order = g, rate, queue, order
 
     def __enter__(self) -> "Wire":
-        res = self.g.run(f"{WIRE_SH} up {self.rate} {self.queue}")
+        res = self.g.run(f"{WIRE_SH} up {self.rate} {self.queue} "
+                         f"{self.order}")
         if not res.ok:
             self.g.run(f"{WIRE_SH} down")
             raise AssertionError(f"wire.sh up: {res.out}")
@@ -82,6 +93,101 @@ class Wire:
                                      check=True).out)
         return q
 
+    def resends(self) -> dict[str, int]:
+        """rxe's counters of what it received out of order and resent,
+        summed over both devices: out_of_seq (request packets ahead of
+        the next expected one: reordered or lost before them; each is
+        NAKed) and retries (a requester going back to resend)."""
+        out = {"out_of_seq": 0, "retries": 0}
+        for dev in (self.g.rxe_dev, FAR_DEV):
+            (st,) = json.loads(self.g.run(
+                f"rdma -j statistic show link {dev}/1", check=True).out)
+            out["out_of_seq"] += st["out_of_seq_request"]
+            out["retries"] += st["completer_retry_err"]
+        return out
+
+    @contextmanager
+    def watch(self, dev: str = "vg0", peak: bool = False):
+        """What the port @dev, and rxe at both ends, did while inside:
+        yields a WireCounts, filled in on the way out. With @peak, the
+        port's queue is also sampled for its largest size: that costs
+        the guest's vCPUs enough to move a latency tenant's p99 (its
+        p50 alone went from 0.8 to 3.3 ms), so only runs that measure
+        shares ask for it."""
+        counts = WireCounts()
+        before, resends = self.port(dev), self.resends()
+        stop = f"/tmp/vg-portwatch-{dev}.stop"
+        log = f"/tmp/vg-portwatch-{dev}.log"
+        pid = None
+        if peak:
+            # One tc reads a command every PORT_SAMPLE_S from a sleeping
+            # python3 (two processes, no fork per sample), awk keeps the
+            # peak; all end once the stop file exists.
+            loop = (f"import os, time\n"
+                    f"while not os.path.exists('{stop}'):\n"
+                    f"    print('qdisc show dev {dev}', flush=True)\n"
+                    f"    time.sleep({PORT_SAMPLE_S})")
+            self.g.run(f"rm -f {stop}", check=True)
+            pid = self.g.spawn(
+                f"python3 -c \"{loop}\" | tc -s -j -batch - | awk -F "
+                "'\"backlog\":' '{split($2, a, \",\"); "
+                "if (a[1] + 0 > m + 0) m = a[1] + 0} END {print m + 0}'", log)
+        try:
+            yield counts
+        finally:
+            sampled = ""
+            if pid is not None:
+                sampled = self.g.run(
+                    f"touch {stop}; for i in $(seq 50); do "
+                    f"kill -0 {pid} 2>/dev/null || break; sleep 0.1; "
+                    f"done; cat {log}").out
+            counts.fill(before, self.port(dev), sampled, resends,
+                        self.resends())
+
+
+# How often Wire.watch() samples a port's backlog: 10 ms is 31 KB of the
+# line's time, an eighth of its queue.
+PORT_SAMPLE_S = 0.01
+
+
+@dataclass
+class WireCounts:
+    """The wire over a run: bytes and packets the port sent, packets it
+    dropped (its queue full) and held back (overlimits: a packet waited
+    for the bucket), the largest queue seen (peak_backlog, bytes, sampled
+    every PORT_SAMPLE_S; None if the sampler failed), and rxe's
+    out-of-sequence packets and retries (Wire.resends())."""
+    bytes: int = 0
+    packets: int = 0
+    drops: int = 0
+    held: int = 0
+    peak_backlog: int | None = None
+    out_of_seq: int = 0
+    retries: int = 0
+
+    HEADER = ("port MB | packets | dropped | held back | peak queue KB | "
+              "out of sequence | retries")
+
+    def fill(self, before: dict, after: dict, sampled: str,
+             resends_before: dict, resends_after: dict):
+        self.bytes = after["bytes"] - before["bytes"]
+        self.packets = after["packets"] - before["packets"]
+        self.drops = after["drops"] - before["drops"]
+        self.held = after["overlimits"] - before["overlimits"]
+        words = sampled.split()
+        self.peak_backlog = int(words[-1]) if words and \
+            words[-1].isdigit() else None
+        self.out_of_seq = (resends_after["out_of_seq"] -
+                           resends_before["out_of_seq"])
+        self.retries = resends_after["retries"] - resends_before["retries"]
+
+    def cells(self) -> str:
+        """The figures as Markdown table cells, HEADER's columns."""
+        peak = ("—" if self.peak_backlog is None
+                else f"{self.peak_backlog / 1024:.0f}")
+        return (f"{self.bytes / 1e6:.1f} | {self.packets} | {self.drops} | "
+                f"{self.held} | {peak} | {self.out_of_seq} | {self.retries}")
+
 
 def far_server(g: Guest, port: int, sessions: int = 1) -> int:
     """A vgload server on the far device, seen listening."""
@@ -97,14 +203,15 @@ def near_client(g: Guest, cgroup: str, port: int, args: str,
 
 
 def victim_run(g: Guest, w: Wire | None, port: int, victim: str,
-               stream: str | None) -> tuple[dict, dict | None, int | None]:
+               stream: str | None
+               ) -> tuple[dict, dict | None, "WireCounts | None"]:
     """A latency tenant's vgload run (cgroup "lat", args @victim), next
     to a stream (cgroup "bulk", args @stream, started a second ahead)
     unless @stream is None, both to far servers on @port and @port + 1:
-    the victim's result, the stream's, and the packets the port held
-    back meanwhile. With @w None, the same on loopback: servers and
-    clients on rxe0, and no port (None held back). Fails unless both
-    runs ended well."""
+    the victim's result, the stream's, and what the wire (vg0's port)
+    did meanwhile. With @w None, the same on loopback: servers and
+    clients on rxe0, and no wire (None). Fails unless both runs ended
+    well."""
     def serve(p):
         return far_server(g, p) if w else vgload_server(g, p, 1)
 
@@ -112,19 +219,18 @@ def victim_run(g: Guest, w: Wire | None, port: int, victim: str,
         if w:
             return near_client(g, cgroup, p, args, log)
         return vgload_client(g, cgroup, p, args, log, interval=0)
-    before = w.port() if w else None
-    serve(port)
-    if stream:
-        serve(port + 1)
-        client("bulk", port + 1, stream, "/tmp/wire-bulk.log")
-        g.run("sleep 1")
-    client("lat", port, victim, "/tmp/wire-lat.log")
-    lat = vgload_result(g, "/tmp/wire-lat.log")
-    bulk = vgload_result(g, "/tmp/wire-bulk.log") if stream else None
-    stop_vgload(g)
+    with w.watch() if w else nullcontext() as counts:
+        serve(port)
+        if stream:
+            serve(port + 1)
+            client("bulk", port + 1, stream, "/tmp/wire-bulk.log")
+            g.run("sleep 1")
+        client("lat", port, victim, "/tmp/wire-lat.log")
+        lat = vgload_result(g, "/tmp/wire-lat.log")
+        bulk = vgload_result(g, "/tmp/wire-bulk.log") if stream else None
+        stop_vgload(g)
     assert lat["ok"] and (not bulk or bulk["ok"]), (lat, bulk)
-    held = w.port()["overlimits"] - before["overlimits"] if w else None
-    return lat, bulk, held
+    return lat, bulk, counts
 
 
 @contextmanager

@@ -30,6 +30,7 @@ import statistics
 import sys
 import traceback
 from contextlib import ExitStack
+from dataclasses import asdict
 
 import fio
 import nvme
@@ -83,8 +84,10 @@ class Bed:
         loaded = self.g.verbsgate_loaded()
         before = stats(self.g) if loaded else {}
         mark = self.kernel_clock()
-        out = fio.read_rates(self.g, [self.readers[t] for t in tenants],
-                             NVME_SECONDS, NVME_EDGE)
+        with self.w.watch(FAR_NETDEV, peak=True) as port:
+            out = fio.read_rates(self.g, [self.readers[t] for t in tenants],
+                                 NVME_SECONDS, NVME_EDGE)
+        out.update(asdict(port))
         if loaded:
             after = stats(self.g)
             out.update({f"tx_{t}": delta(before, after, t, "tx_bytes")
@@ -94,17 +97,16 @@ class Bed:
 
     def latency(self, bulk: bool) -> dict:
         """The latency tenant's run, next to two 1 MB readers if asked."""
-        before = self.w.port(FAR_NETDEV)
         mark = self.kernel_clock()
-        res = fio.run(self.g, (self.big if bulk else []) + self.lat,
-                      runtime=NVME_SECONDS)
+        with self.w.watch(FAR_NETDEV) as port:
+            res = fio.run(self.g, (self.big if bulk else []) + self.lat,
+                          runtime=NVME_SECONDS)
         assert res.ok, res.describe()
-        held = self.w.port(FAR_NETDEV)["overlimits"] - before["overlimits"]
         return {"p50": res["lat"].lat_p50_ns / 1e3,
                 "p99": res["lat"].lat_p99_ns / 1e3,
                 "bulk": sum(res[t].bw_bytes for t in ("a", "b")
                             if t in res.jobs),
-                "held": held, "events": self.nvme_events(mark)}
+                **asdict(port), "events": self.nvme_events(mark)}
 
     def round(self) -> dict:
         g, out = self.g, {}
@@ -145,6 +147,16 @@ def median(rounds: list[dict], row: str, key) -> float:
     return statistics.median(r[row][key] for r in rounds)
 
 
+# The port's figures (wire.WireCounts) in the tables: medians of the
+# packets it held back and dropped, and of rxe's out-of-sequence packets.
+PORT_COLUMNS = "port held back | dropped | out of sequence"
+
+
+def port_cells(rounds: list[dict], row: str) -> str:
+    return " | ".join(f"{median(rounds, row, k):.0f}"
+                      for k in ("held", "drops", "out_of_seq"))
+
+
 def over(x: float, y: float) -> float:
     """x / y, infinite for a starved y: a round's figure, not a crash
     after the run's last round."""
@@ -162,8 +174,8 @@ def shares_table(rounds: list[dict]) -> list[str]:
             f"verbsgate paces {FAR_DEV} at {PACED_MBIT} Mbit/s. MB/s and "
             "each tenant's rate over the last tenant's; medians of "
             f"{len(rounds)} rounds (per round in brackets).", "",
-            "| weights | run | MB/s | shares | per round |",
-            "|---|---|---|---|---|"]
+            "| weights | run | MB/s | shares | per round | "
+            f"{PORT_COLUMNS} |", "|---|---|---|---|---|---|---|---|"]
     for name, weights in SHARES.items():
         last = list(weights)[-1]
         for run in ("unshaped", "verbsgate"):
@@ -175,7 +187,8 @@ def shares_table(rounds: list[dict]) -> list[str]:
                              for t in weights)
             per = ", ".join(":".join(f"{over(r[row][t], r[row][last]):.2f}"
                                      for t in weights) for r in rounds)
-            rows.append(f"| {name} | {run} | {mbs} | {ratio} | {per} |")
+            rows.append(f"| {name} | {run} | {mbs} | {ratio} | {per} | "
+                        f"{port_cells(rounds, row)} |")
     return rows
 
 
@@ -189,9 +202,9 @@ def frontier_table(rounds: list[dict]) -> list[str]:
             f"{FAR_DEV} at a fraction of the line rate, chunk = bucket; "
             f"{NVME_SECONDS} s runs, medians of {len(rounds)} rounds.", "",
             "| readers | lat p50 µs | lat p99 µs | p99 / alone | "
-            "readers Mbit/s | readers / line | packets the port held back "
+            f"readers Mbit/s | readers / line | {PORT_COLUMNS} "
             "| p99 per round |",
-            "|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|"]
     names = {"alone": "none (alone)", "unshaped": "unshaped"}
     for row in ["alone", "unshaped"] + [f"{c} {k}" for c in CAPS
                                         for k in CHUNKS]:
@@ -205,7 +218,7 @@ def frontier_table(rounds: list[dict]) -> list[str]:
                     f"{p99:.0f} | {p99 / alone:.2f} | "
                     + (f"{bulk * 8 / 1e6:.1f} | {bulk / LINE_BYTES:.0%}"
                        if bulk else "— | —")
-                    + f" | {median(rounds, row, 'held'):.0f} | "
+                    + f" | {port_cells(rounds, row)} | "
                     + ", ".join(f"{r[row]['p99']:.0f}" for r in rounds)
                     + " |")
     return rows

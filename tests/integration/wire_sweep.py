@@ -37,8 +37,8 @@ import traceback
 from sqtools import add_tenants, build_report, make_cgroups, pin_cgroups
 from testbed import Guest, GuestError
 from vgcli import cli_ok
-from wire import (LABEL, LATENCY_TENANT, LINE_RATE, STREAM_TENANT, Wire,
-                  victim_run)
+from wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL, STREAM_TENANT,
+                  Wire, victim_run)
 
 SETTINGS = os.environ.get(
     "VG_WIRE_SETTINGS",
@@ -60,13 +60,13 @@ class Sweep:
         and p99 (us), the stream's Mbit/s, the packets the port held
         back."""
         self.port += 2
-        lat, bulk, held = victim_run(self.g, w, self.port,
+        lat, bulk, wire = victim_run(self.g, w, self.port,
                                      LATENCY_TENANT,
                                      STREAM_TENANT if stream else None)
         return {"p50": lat["total"]["lat_us"]["p50"],
                 "p99": lat["total"]["lat_us"]["p99"],
                 "mbit": bulk["total"]["gbps"] * 1000 if bulk else 0.0,
-                "held": held}
+                "held": wire.held}
 
     def paced(self, setting: str, w: Wire) -> dict:
         rate, chunk, burst = setting.split("/")
@@ -78,7 +78,7 @@ class Sweep:
         g, out = self.g, {}
         if g.verbsgate_loaded():
             assert g.unload_verbsgate().ok
-        with Wire(g, rate=LINE) as w:
+        with Wire(g, rate=LINE, order=LOCAL) as w:
             out["alone"] = self.victim(w, False)
             out["unshaped"] = self.victim(w, True)
             assert g.load_verbsgate().ok
@@ -86,7 +86,7 @@ class Sweep:
                             "bulk": "class bandwidth weight 19"})
             for s in SETTINGS:
                 out[s] = self.paced(s, w)
-        with Wire(g, rate=NO_QUEUE_RATE) as w:
+        with Wire(g, rate=NO_QUEUE_RATE, order=LOCAL) as w:
             for s in SETTINGS:
                 out[s + " no queue"] = self.paced(s, w)
             assert g.unload_verbsgate().ok

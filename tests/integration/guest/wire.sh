@@ -6,8 +6,21 @@
 # does traffic between tenants' own addresses, 10.77.1.0/24 on vg0 (the
 # near side) and 10.77.2.0/24 on vg1 (the far side), which wire.py adds.
 #
-#   wire.sh up RATE LIMIT   e.g. wire.sh up 200mbit 256kb
-#   wire.sh down            back to the base state (network.sh)
+#   wire.sh up RATE LIMIT [ORDER]   e.g. wire.sh up 25mbit 256kb rps
+#   wire.sh down                    back to the base state (network.sh)
+#
+# ORDER says on which vCPU each end receives a packet. A veth hands a
+# packet to the receive backlog of the CPU that sends it, and rxe sends
+# a QP's packets from several CPUs (the poster's, its tasks', the port's
+# timer's), so two backlogs deliver one QP's packets out of order: rxe
+# answers with NAKs and resends the rest of the message, unpaced, which
+# no NIC's port would make it do. With 'rps' (the default) receive
+# packet steering hands every packet of a flow (a QP: RoCE's UDP source
+# port) to one vCPU chosen by its hash, in order; for tests of shares
+# and of NVMe-oF tenants. With 'backlog' each packet is received on its
+# sender's vCPU: a pinned tenant's receive work stays on its own vCPU,
+# for latency tenants with one small message outstanding (nothing to
+# reorder), next to a stream whose reordering costs it nothing.
 #
 # Both addresses are local, so the kernel would deliver 10.77.0.1 ->
 # 10.77.0.2 through lo. Two rules for locally generated packets (iif lo)
@@ -17,7 +30,19 @@
 # interface they came in on (rp_filter off).
 set -eu
 
+# rps_cpus of both ends: every vCPU, or none.
+steer() {
+	for d in vg0 vg1; do
+		echo "$1" >"/sys/class/net/$d/queues/rx-0/rps_cpus"
+	done
+}
+
 up() {
+	case "${3:-rps}" in
+	rps)	steer "$(printf %x $(((1 << $(nproc)) - 1)))" ;;
+	backlog) steer 0 ;;
+	*)	echo "wire.sh: ORDER is rps or backlog, not '$3'" >&2; exit 2 ;;
+	esac
 	rdma link add rxe1 type rxe netdev vg1
 	for c in all vg0 vg1; do
 		sysctl -qw "net.ipv4.conf.$c.rp_filter=0" \
@@ -47,6 +72,7 @@ up() {
 }
 
 down() {
+	steer 0
 	ip addr flush dev vg0 to 10.77.1.0/24 2>/dev/null || true
 	ip addr flush dev vg1 to 10.77.2.0/24 2>/dev/null || true
 	rdma link delete rxe1 2>/dev/null || true
@@ -71,5 +97,5 @@ down() {
 case "${1:-}" in
 up)	shift; up "$@" ;;
 down)	down ;;
-*)	echo "usage: wire.sh up RATE LIMIT | down" >&2; exit 2 ;;
+*)	echo "usage: wire.sh up RATE LIMIT [rps|backlog] | down" >&2; exit 2 ;;
 esac
