@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from testbed import Guest  # noqa: E402
+from testbed import VGLOAD, Guest  # noqa: E402
 
 VICTIMS = {
     "latency": "--op write --size 16 --depth 1",
@@ -194,7 +194,7 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
 
     with Guest() as g:
-        vgload = Path(g.build_dir) / "userspace" / "vgload" / "vgload"
+        vgload = VGLOAD
         bed = Bed(g, vgload, args.duration, args.warmup)
         machine = {
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),

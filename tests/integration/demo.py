@@ -15,7 +15,7 @@ import time
 import fio
 import nvme
 from sqtools import add_tenants, make_cgroups, pin_cgroups
-from testbed import MODULE, Guest, GuestError
+from testbed import CLI, MODULE, Guest, GuestError
 from wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL, PACING,
                   PORT_QUEUE, STREAM_TENANT, Wire, WireCounts, victim_run)
 
@@ -118,7 +118,7 @@ def main() -> int:
         with Guest() as g:
             print(f"demo: guest up in {g.boot_seconds:.1f} s "
                   f"(kernel {g.kver}); Soft-RoCE {g.rxe_dev} on {g.netdev}")
-            cli = str(g.build_dir / "userspace" / "cli" / "verbsgate")
+            cli = str(CLI)
             show(g, "rdma link show")
             show(g, f"{cli} status; echo \"(exit status $?)\"",
                  "verbsgate status")

@@ -9,13 +9,12 @@ import subprocess
 import time
 
 from nvme import GID_SLOTS, ipv4_gid
-from testbed import BUILD_DIR, CLI, REPO, Guest
+from testbed import BUILD_DIR, CLI, REPO, VGLOAD, Guest
 from vgcli import cli_json, eventually
 
 SQHOLD = REPO / "tests" / "integration" / "sqhold"
 SQHOLD_MODULE = SQHOLD / "vg_sqhold.ko"
 SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
-VGLOAD = BUILD_DIR / "userspace" / "vgload" / "vgload"
 USQ_OBJECTS = "/sys/kernel/debug/verbsgate/usq_objects"
 CGROUPS = "/sys/fs/cgroup"
 # `make usq-full` (VG_USQ_FULL=1) runs the longer forms these tests have:
@@ -100,13 +99,20 @@ def empty_cgroups(g: Guest, names):
           "{ echo $d is still populated; exit 1; }; done", check=True)
 
 
+# The CLI's tenant selectors (`verbsgate tenant help`).
+SELECTORS = ("cgroup", "ulp", "local", "peer")
+
+
 def add_tenants(g: Guest, spec: dict[str, str]):
-    """Tenants named after their cgroups: spec maps a name to the rest of
-    `tenant add NAME cgroup /NAME ...` (class, weight)."""
-    make_cgroups(g, spec)
+    """`tenant add NAME REST` for each NAME: REST in @spec. A REST that
+    starts with no selector (class, weight) selects the cgroup /NAME,
+    made if missing: a tenant named after its cgroup."""
     for name, rest in spec.items():
-        res = g.cli(f"tenant add {name} cgroup /{name} {rest}")
-        assert res.ok, res.out
+        if rest.split()[0] not in SELECTORS:
+            make_cgroups(g, [name])
+            rest = f"cgroup /{name} {rest}"
+        res = g.cli(f"tenant add {name} {rest}")
+        assert res.ok, f"tenant add {name} {rest}: {res.out}"
 
 
 def stats(g: Guest) -> dict[str, dict]:
@@ -115,7 +121,14 @@ def stats(g: Guest) -> dict[str, dict]:
 
 
 def delta(before: dict, after: dict, name: str, key: str) -> int:
-    return after[name][key] - before[name][key]
+    """How much tenant @name's counter @key moved between two stats()."""
+    return after[name][key] - before.get(name, {}).get(key, 0)
+
+
+def deltas(before: dict, after: dict, key: str) -> dict[str, int]:
+    """delta() of every tenant in @after (one added since counts from
+    0)."""
+    return {name: delta(before, after, name, key) for name in after}
 
 
 def usq_objects(g: Guest) -> int:
@@ -221,7 +234,8 @@ def device_rate(g: Guest, rate: str):
 
 __all__ = ["CLI", "SQHOLD", "SQHOLD_MODULE", "SQHOLD_PARAMS", "VGLOAD",
            "USQ_OBJECTS", "tool", "gid_index", "in_cgroup", "make_cgroups",
-           "pin_cgroups", "empty_cgroups", "add_tenants", "stats", "delta",
+           "pin_cgroups", "empty_cgroups", "SELECTORS", "add_tenants", "stats",
+           "delta", "deltas",
            "usq_objects", "vgload_server", "vgload_client", "stop_vgload",
            "vgload_result", "window_bytes", "append_report", "report",
            "keep_report", "build_report", "device_rate"]

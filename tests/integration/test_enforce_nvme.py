@@ -36,7 +36,7 @@ import pytest
 
 import fio
 import nvme
-from sqtools import keep_report
+from sqtools import add_tenants, deltas, keep_report, stats
 from testbed import CLI, REPO, Guest
 from vgcli import cli_json, cli_ok, eventually, tenant_objects
 
@@ -65,15 +65,10 @@ def load(g: Guest, tries: int = 10):
     raise AssertionError(f"insmod verbsgate failed: {res.out}")
 
 
-def add_tenants(g: Guest, tenants: dict):
-    """tenants: {name: (addr, class, weight)}, each `local addr/32`."""
-    for name, (addr, cls, weight) in tenants.items():
-        cli_ok(g, f"tenant add {name} local {addr}/32 class {cls} "
-                  f"weight {weight}")
-
-
-def stats(g: Guest) -> dict:
-    return {t["name"]: t for t in cli_json(g, "stats")["tenants"]}
+def local_tenant(addr: str, cls: str = "bandwidth", weight: int = 1) -> str:
+    """add_tenants()'s spec of a tenant of the QPs with local address
+    @addr (one subsystem's, host and target)."""
+    return f"local {addr}/32 class {cls} weight {weight}"
 
 
 def wait_for_queued(g: Guest, tenant: str, tries: int = 100) -> int:
@@ -105,17 +100,13 @@ def assert_qps_in_tenants(g: Guest, owners: dict):
                 (addr, addr, tenant), (addr, q)
 
 
-def delta(after: dict, before: dict, key: str) -> dict:
-    return {n: after[n][key] - before.get(n, {}).get(key, 0) for n in after}
-
-
 def run_with_counters(g: Guest, jobs: list, loaded: bool, **kw):
     """fio, and the tenants' counter deltas over it (None if unloaded)."""
     before = stats(g) if loaded else None
     res = fio.run(g, jobs, **kw)
     after = stats(g) if loaded else None
     assert res.ok, res.describe()
-    return res, (delta(after, before, "tx_bytes") if loaded else None)
+    return res, (deltas(before, after, "tx_bytes") if loaded else None)
 
 
 def mbs(x) -> str:
@@ -199,7 +190,7 @@ def test_split_writes_and_reads_verify(bed, request, tmp_path):
     dev_cfg = cli_json(g, "-d dev show rxe0")
     dev_cfg = dev_cfg[0] if isinstance(dev_cfg, list) else dev_cfg
     assert dev_cfg["chunk_nolat"] == 16384, dev_cfg
-    add_tenants(g, {"t": (A, "bandwidth", 1)})
+    add_tenants(g, {"t": local_tenant(A)})
     with nvme.nvme_subsystems(g, [A]) as devs:
         assert_qps_in_tenants(g, {A: "t"})
         before = stats(g)["t"]
@@ -248,7 +239,7 @@ def test_send_queue_room(bed, request, tmp_path):
     try:
         load(g)
         cli_ok(g, f"dev set rxe0 {SPLIT}")
-        add_tenants(g, {"t": (A, "bandwidth", 1)})
+        add_tenants(g, {"t": local_tenant(A)})
         mark = g.console_mark()
         with nvme.nvme_subsystems(g, [A], connect_opts="--queue-size=16") \
                 as devs:
@@ -342,7 +333,8 @@ def test_weighted_shares_nvme(bed, request, tmp_path):
         maxrate = int(unshaped * SHARE_CAP)
 
         load(g)
-        add_tenants(g, {"a": (A, "bandwidth", 3), "b": (B, "bandwidth", 1)})
+        add_tenants(g, {"a": local_tenant(A, weight=3),
+                        "b": local_tenant(B)})
         cli_ok(g, f"dev set rxe0 maxrate {maxrate}bps enforce on")
         nvme.reset_controllers(g, [nvme.subsystem_nqn(x) for x in (A, B)])
         assert_qps_in_tenants(g, {A: "a", B: "b"})
@@ -387,7 +379,7 @@ def test_reload_under_verified_io(bed, request, tmp_path):
     one I/O fails or comes back wrong, and no cycle leaves a warning (the
     fixture fails the test on any)."""
     g = bed
-    tenants = {"a": (A, "bandwidth", 3), "b": (B, "bandwidth", 1)}
+    tenants = {"a": local_tenant(A, weight=3), "b": local_tenant(B)}
     nqns = [nvme.subsystem_nqn(A), nvme.subsystem_nqn(B)]
     load(g)
     add_tenants(g, tenants)
@@ -460,7 +452,7 @@ def test_qp_error_flushes(bed, request, tmp_path):
     nqn = nvme.subsystem_nqn(A)
     load(g)
     objects = tenant_objects(g)
-    add_tenants(g, {"t": (A, "bandwidth", 1)})
+    add_tenants(g, {"t": local_tenant(A)})
     # Well below the ~20 MB/s the test bed moves, so that the pacer holds
     # WRs when the QPs fail; high enough that the keep-alive responses
     # queued behind 8 MiB of reads still make their 5 s.
@@ -549,7 +541,7 @@ def drainsim_bed(g: Guest):
     try:
         load(g)
         objects = tenant_objects(g)
-        add_tenants(g, {"t": (A, "bandwidth", 1)})
+        add_tenants(g, {"t": local_tenant(A)})
         cli_ok(g, f"dev set rxe0 maxrate {QP_ERROR_RATE} {SPLIT}")
         yield objects, g.console_mark()
     finally:
@@ -823,7 +815,7 @@ def test_fault_injection(bed, request, tmp_path, point):
     g = bed
     load(g)
     objects = tenant_objects(g)
-    add_tenants(g, {"t": (A, "bandwidth", 1)})
+    add_tenants(g, {"t": local_tenant(A)})
     cli_ok(g, f"dev set rxe0 {SPLIT}")
     base_qps = dev_qps(g)
     # QP state is allocated when the subsystem's queues are created.

@@ -66,7 +66,8 @@ def ulp_run(g: Guest, ms: int, flush: bool = False, size: int = 65536,
     return out
 
 
-def delta(after, before):
+def port_deltas(before, after):
+    """How much each port's counters moved between two port_counters()."""
     return {p: {k: after[p][k] - before[p][k] for k in after[p]}
             for p in after}
 
@@ -112,7 +113,7 @@ def test_each_port_runs_at_its_own_rate(fakedev, rates):
     # 32 WRITEs of 64 KB: 50 ms of backlog on the faster port, so that
     # a late timer or poller in the guest does not leave it idle.
     res = ulp_run(g, 2000, window=32)
-    counted = delta(port_counters(g), before)
+    counted = port_deltas(before, port_counters(g))
     for port, r in res.items():
         # Every WRITE completed once, in order, successfully.
         assert r["errors"] == 0 and r["disorder"] == 0, r
@@ -149,7 +150,7 @@ def test_error_state_flushes_outstanding_wrs(fakedev):
     before = port_counters(g)
     # 16 WRITEs of 256 KB: 400 ms of backlog on each port at the stop.
     res = ulp_run(g, 500, flush=True, size=262144)
-    counted = delta(port_counters(g), before)
+    counted = port_deltas(before, port_counters(g))
     for port, r in res.items():
         assert r["errors"] == 0 and r["disorder"] == 0, r
         assert r["flushed"] > 0, r
@@ -182,7 +183,7 @@ def test_verbsgate_shapes_qps_on_both_ports(fakedev):
         cli_ok(g, f"dev set {DEV} chunk 16k chunk-nolat 16k")
         before = port_counters(g)
         res = ulp_run(g, 1000)
-        counted = delta(port_counters(g), before)
+        counted = port_deltas(before, port_counters(g))
         tenants = {t["name"]: t for t in cli_json(g, "stats")["tenants"]}
         print(f"through verbsgate: {res}")
         assert tenants["fu"]["split_wrs"] > 0, tenants

@@ -3,7 +3,7 @@ netlink, and loads and unloads cleanly any number of times."""
 import json
 from pathlib import Path
 
-from testbed import REPO, SYSFS, Guest
+from testbed import CLI, REPO, SYSFS, Guest
 
 VERSION = (REPO / "VERSION").read_text().strip()
 CYCLES = 20
@@ -92,7 +92,7 @@ def test_device_attributes_match_ib_core(guest):
 
 def test_unload_while_readers_and_links_churn(guest):
     """sysfs readers, netlink dumps and link churn race with rmmod."""
-    cli = guest.build_dir / "userspace" / "cli" / "verbsgate"
+    cli = CLI
     readers = guest.spawn(
         f"while :; do cat {SYSFS}/devices/*/* "
         f"{SYSFS}/devices/*/paced_ports/*/* >/dev/null 2>&1; "

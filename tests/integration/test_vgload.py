@@ -12,13 +12,13 @@ every assertion names the command line it is about.
 """
 import itertools
 import json
-import os
 import re
 import shlex
 import time
-from pathlib import Path
 
 import pytest
+
+from testbed import VGLOAD
 
 # Distinct TCP ports per server so a slow teardown never collides.
 _ports = itertools.count(18700)
@@ -26,17 +26,12 @@ _MARK = re.compile(r"^@@vg (\d+) (\w+)(?: (-?\d+))?$")
 STORMS = ("mr-storm", "qp-storm", "cq-storm")
 
 
-def vgload_path(build_dir) -> Path:
-    return Path(os.environ.get(
-        "VGLOAD", Path(build_dir) / "userspace" / "vgload" / "vgload"))
-
-
 class Vg:
     """vgload in the guest: servers in the background, clients in front."""
 
     def __init__(self, guest):
         self.g = guest
-        self.bin = vgload_path(guest.build_dir)
+        self.bin = VGLOAD
         if not self.bin.exists():
             pytest.fail(f"{self.bin} is not built; run 'make userspace'",
                         pytrace=False)
@@ -189,7 +184,9 @@ def parse_counters(lines: list[str]) -> dict:
     return out
 
 
-def delta(doc: dict, counter: str) -> int:
+def hw_moved(doc: dict, counter: str) -> int:
+    """How much an rxe hardware counter moved over a vgload run (the
+    _pre and _post snapshots of Vg.clients(counters=True))."""
     return doc["_post"][counter] - doc["_pre"][counter]
 
 
@@ -323,15 +320,15 @@ def test_rnr_and_receive_less_modes_raise_the_right_counters(vg):
     check_ok(rnr)
     assert rnr["config"]["post_recv"] is False
     assert rnr["total"]["ops"] == 0 and rnr["total"]["flushed_at_stop"] >= 1
-    assert delta(rnr, "send_rnr_err") >= 10
-    assert delta(rnr, "rcvd_rnr_err") >= 10
+    assert hw_moved(rnr, "send_rnr_err") >= 10
+    assert hw_moved(rnr, "rcvd_rnr_err") >= 10
     assert rnr["peer"]["recv_completions"] == 0
 
     # RC with rnr_retry=0: the SEND fails with the RNR status.
     assert exhausted["_rc"] == 1 and not exhausted["ok"]
     assert exhausted["end_reason"] == "all_qps_failed"
     assert exhausted["total"]["errors"].get("IBV_WC_RNR_RETRY_EXC_ERR", 0) >= 1
-    assert delta(exhausted, "retry_rnr_exceeded_err") >= 1
+    assert hw_moved(exhausted, "retry_rnr_exceeded_err") >= 1
     assert "all_qps_failed" in exhausted["_err"]
 
     # UC/UD: requesters complete locally, the responder drops silently.
@@ -339,8 +336,8 @@ def test_rnr_and_receive_less_modes_raise_the_right_counters(vg):
         check_ok(doc)
         check_sane(doc)
         assert doc["peer"]["recv_completions"] == 0, doc["_args"]
-        assert delta(doc, "rcvd_pkts") > 0, doc["_args"]
-        assert delta(doc, "send_rnr_err") == 0, doc["_args"]  # no NAKs
+        assert hw_moved(doc, "rcvd_pkts") > 0, doc["_args"]
+        assert hw_moved(doc, "send_rnr_err") == 0, doc["_args"]  # no NAKs
 
 
 def test_attacker_modes(vg):

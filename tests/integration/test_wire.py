@@ -134,9 +134,9 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
 
         measure("module unloaded")
         assert g.load_verbsgate().ok
-        for name, n in tenants.items():
-            cli_ok(g, f"tenant add {name} local {FAR_NET}.{n}/32 class "
-                      f"bandwidth weight {3 if name == 'a' else 1}")
+        add_tenants(g, {name: f"local {FAR_NET}.{n}/32 class bandwidth "
+                              f"weight {3 if name == 'a' else 1}"
+                        for name, n in tenants.items()})
         cli_ok(g, f"dev set {FAR_DEV} maxrate {PACED_MBIT}mbit "
                "enforce on")
         # QPs are shaped from their creation: reconnect.
@@ -211,11 +211,10 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
         measure("alone", lat)
         measure("next to the readers, module unloaded", readers + lat)
         assert g.load_verbsgate().ok
-        for name, n in tenants.items():
-            kind = ("latency weight 1" if name == "lat" else
-                    f"bandwidth weight {NVME_BULK_WEIGHT}")
-            cli_ok(g, f"tenant add {name} local {FAR_NET}.{n}/32 class "
-                      f"{kind}")
+        add_tenants(g, {name: f"local {FAR_NET}.{n}/32 class " +
+                        ("latency weight 1" if name == "lat" else
+                         f"bandwidth weight {NVME_BULK_WEIGHT}")
+                        for name, n in tenants.items()})
         cli_ok(g, f"dev set {FAR_DEV} {NVME_LATENCY_PACING}")
         nvme.reset_controllers(g, [nvme.subsystem_nqn(f"{FAR_NET}.{n}")
                                    for n in tenants.values()])

@@ -29,6 +29,8 @@ SYSFS = "/sys/kernel/verbsgate"
 FAULT_MODULE = REPO / "tests" / "integration" / "faultmod" / "vg_fault.ko"
 BUILD_DIR = Path(os.environ.get("BUILD", REPO / "build"))
 CLI = BUILD_DIR / "userspace" / "cli" / "verbsgate"
+# The traffic engine (userspace/vgload), the one path every test uses.
+VGLOAD = BUILD_DIR / "userspace" / "vgload" / "vgload"
 # rdma_rxe.ko with driver-patches/rdma_rxe applied (make rxe).
 RXE_DIR = BUILD_DIR / "rdma_rxe"
 RXE_MODULE = RXE_DIR / "drivers" / "infiniband" / "sw" / "rxe" / "rdma_rxe.ko"
