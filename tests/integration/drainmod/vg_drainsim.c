@@ -18,6 +18,8 @@
 #include <linux/moduleparam.h>
 #include <rdma/ib_verbs.h>
 
+#include "vg_opswap.h"
+
 static char *dev = "rxe0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "the RDMA device to give a drain_sq");
@@ -103,14 +105,7 @@ static int __init vg_drainsim_init(void)
 /* Process context (rmmod); the test drains nothing meanwhile. */
 static void __exit vg_drainsim_exit(void)
 {
-	struct ib_device *ibdev = ib_device_get_by_name(dev,
-							RDMA_DRIVER_UNKNOWN);
-
-	if (ibdev) {
-		if (ibdev->ops.drain_sq == vg_drainsim_drain_sq)
-			WRITE_ONCE(ibdev->ops.drain_sq, NULL);
-		ib_device_put(ibdev);
-	}
+	vg_opswap_restore(dev, drain_sq, vg_drainsim_drain_sq, NULL);
 	synchronize_rcu();
 }
 

@@ -18,6 +18,8 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 
+#include "vg_opswap.h"
+
 static char *dev = "rxe0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "the RDMA device whose post_send refuses");
@@ -66,15 +68,8 @@ static int vg_postfault_post(struct ib_qp *qp, const struct ib_send_wr *wr,
 /* Process context (insmod). */
 static int __init vg_postfault_init(void)
 {
-	struct ib_device *ibdev = ib_device_get_by_name(dev,
-							RDMA_DRIVER_UNKNOWN);
-
-	if (!ibdev)
-		return -ENODEV;
-	vg_postfault_orig = ibdev->ops.post_send;
-	WRITE_ONCE(ibdev->ops.post_send, vg_postfault_post);
-	ib_device_put(ibdev);
-	return 0;
+	return vg_opswap_set(dev, post_send, vg_postfault_post,
+			     &vg_postfault_orig);
 }
 
 /*
@@ -84,14 +79,8 @@ static int __init vg_postfault_init(void)
  */
 static void __exit vg_postfault_exit(void)
 {
-	struct ib_device *ibdev = ib_device_get_by_name(dev,
-							RDMA_DRIVER_UNKNOWN);
-
-	if (ibdev) {
-		if (ibdev->ops.post_send == vg_postfault_post)
-			WRITE_ONCE(ibdev->ops.post_send, vg_postfault_orig);
-		ib_device_put(ibdev);
-	}
+	vg_opswap_restore(dev, post_send, vg_postfault_post,
+			  vg_postfault_orig);
 	synchronize_rcu();
 }
 

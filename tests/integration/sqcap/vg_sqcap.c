@@ -17,6 +17,8 @@
 #include <linux/moduleparam.h>
 #include <rdma/ib_verbs.h>
 
+#include "vg_opswap.h"
+
 static char *dev = "rxe0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "the RDMA device whose create_qp refuses");
@@ -57,15 +59,7 @@ static int vg_sqcap_create(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 /* Process context (insmod). */
 static int __init vg_sqcap_init(void)
 {
-	struct ib_device *ibdev = ib_device_get_by_name(dev,
-							RDMA_DRIVER_UNKNOWN);
-
-	if (!ibdev)
-		return -ENODEV;
-	vg_sqcap_orig = ibdev->ops.create_qp;
-	WRITE_ONCE(ibdev->ops.create_qp, vg_sqcap_create);
-	ib_device_put(ibdev);
-	return 0;
+	return vg_opswap_set(dev, create_qp, vg_sqcap_create, &vg_sqcap_orig);
 }
 
 /*
@@ -76,14 +70,7 @@ static int __init vg_sqcap_init(void)
  */
 static void __exit vg_sqcap_exit(void)
 {
-	struct ib_device *ibdev = ib_device_get_by_name(dev,
-							RDMA_DRIVER_UNKNOWN);
-
-	if (ibdev) {
-		if (ibdev->ops.create_qp == vg_sqcap_create)
-			WRITE_ONCE(ibdev->ops.create_qp, vg_sqcap_orig);
-		ib_device_put(ibdev);
-	}
+	vg_opswap_restore(dev, create_qp, vg_sqcap_create, vg_sqcap_orig);
 	synchronize_rcu_tasks();
 }
 
