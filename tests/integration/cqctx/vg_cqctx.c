@@ -77,14 +77,8 @@ static const enum ib_poll_context vg_cqctx_poll[VG_CQCTX_KINDS] = {
 
 /* One QP pair and its CQ, and what the callbacks saw. */
 struct vg_cqctx {
-	struct ib_device *ibdev;
-	struct vg_kconn_addr where;
+	struct vg_kconn_loop loop;
 	enum vg_cqctx_kind kind;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	void *buf[2];
-	u64 addr[2];
 	struct ib_cqe cqe[VG_CQCTX_MAX_WRS];
 	atomic_t seen[VG_CQCTX_MAX_WRS];
 	atomic_t done;
@@ -133,7 +127,7 @@ static void vg_cqctx_check(struct vg_cqctx *c)
 	switch (c->kind) {
 	case VG_CQCTX_WORKQUEUE:
 	case VG_CQCTX_UNBOUND:
-		ok = !in_interrupt() && current_work() == &c->cq->work;
+		ok = !in_interrupt() && current_work() == &c->loop.cq->work;
 		break;
 	default:
 		ok = in_serving_softirq();
@@ -172,7 +166,7 @@ static void vg_cqctx_done(struct ib_cq *cq, struct ib_wc *wc)
 static int vg_cqctx_arm(struct vg_cqctx *c)
 {
 	atomic_set(&c->armed, 1);
-	return ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
+	return ib_req_notify_cq(c->loop.cq, IB_CQ_NEXT_COMP |
 				IB_CQ_REPORT_MISSED_EVENTS);
 }
 
@@ -182,7 +176,7 @@ static void vg_cqctx_drain_legacy(struct vg_cqctx *c)
 	struct ib_wc wc;
 
 	do {
-		while (ib_poll_cq(c->cq, 1, &wc) > 0)
+		while (ib_poll_cq(c->loop.cq, 1, &wc) > 0)
 			vg_cqctx_seen(c, &wc);
 	} while (vg_cqctx_arm(c) > 0);
 }
@@ -199,54 +193,23 @@ static void vg_cqctx_event(struct ib_cq *cq, void *context)
 	vg_cqctx_drain_legacy(c);
 }
 
-/* Process context: free what vg_cqctx_setup() made. */
-static void vg_cqctx_teardown(struct vg_cqctx *c)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (c->qp[i])
-			ib_destroy_qp(c->qp[i]);
-		c->qp[i] = NULL;
-	}
-	if (c->cq && c->kind == VG_CQCTX_LEGACY)
-		ib_destroy_cq(c->cq);
-	else if (c->cq)
-		ib_free_cq(c->cq);
-	c->cq = NULL;
-	vg_kconn_bufs_free(c->ibdev, c->buf, c->addr, 2, size);
-	if (c->pd)
-		ib_dealloc_pd(c->pd);
-	c->pd = NULL;
-}
-
 /* Process context: a PD, a CQ of @c->kind, two connected QPs. */
-static int vg_cqctx_setup(struct vg_cqctx *c)
+static int vg_cqctx_setup(struct vg_cqctx *c, struct ib_device *ibdev)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 2 * wrs + 4 };
+	bool legacy = c->kind == VG_CQCTX_LEGACY;
+	struct ib_cq *cq;
 	int ret;
 
-	c->pd = ib_alloc_pd(c->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(c->pd)) {
-		ret = PTR_ERR(c->pd);
-		c->pd = NULL;
-		return ret;
-	}
-	ret = vg_kconn_bufs_alloc(c->ibdev, c->buf, c->addr, 2, size);
+	ret = vg_kconn_loop_open(&c->loop, ibdev, size);
 	if (ret)
 		return ret;
-	if (c->kind == VG_CQCTX_LEGACY)
-		c->cq = ib_create_cq(c->ibdev, vg_cqctx_event, NULL, c,
-				     &cq_attr);
+	if (legacy)
+		cq = ib_create_cq(ibdev, vg_cqctx_event, NULL, c, &cq_attr);
 	else
-		c->cq = ib_alloc_cq(c->ibdev, c, cq_attr.cqe, 0,
-				    vg_cqctx_poll[c->kind]);
-	if (IS_ERR(c->cq)) {
-		ret = PTR_ERR(c->cq);
-		c->cq = NULL;
-		return ret;
-	}
-	return vg_kconn_pair(c->pd, c->cq, wrs, &c->where, c->qp);
+		cq = ib_alloc_cq(ibdev, c, cq_attr.cqe, 0,
+				 vg_cqctx_poll[c->kind]);
+	return vg_kconn_loop_connect(&c->loop, cq, legacy, wrs);
 }
 
 /* Process context: @wrs signaled WRITEs, then the sender to ERR. */
@@ -255,12 +218,13 @@ static int vg_cqctx_post_and_fail(struct vg_cqctx *c)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	int ret;
 
-	ret = vg_kconn_post_writes(c->qp[0], c->addr[0], c->addr[1], size,
-				   c->cqe, wrs, vg_cqctx_done);
+	ret = vg_kconn_post_writes(c->loop.qp[0], c->loop.dma[0],
+				   c->loop.dma[1], size, c->cqe, wrs,
+				   vg_cqctx_done);
 	if (ret)
 		return ret;
 	msleep(delay_ms);
-	return ib_modify_qp(c->qp[0], &attr, IB_QP_STATE);
+	return ib_modify_qp(c->loop.qp[0], &attr, IB_QP_STATE);
 }
 
 /* Process context: 0 if @count is, else 1 and the console says so. */
@@ -285,10 +249,9 @@ static int vg_cqctx_run(struct ib_device *ibdev, enum vg_cqctx_kind kind,
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	c->ibdev = ibdev;
 	c->kind = kind;
 	init_completion(&c->all_done);
-	ret = vg_cqctx_setup(c);
+	ret = vg_cqctx_setup(c, ibdev);
 	if (!ret && kind == VG_CQCTX_LEGACY && vg_cqctx_arm(c) > 0)
 		vg_cqctx_drain_legacy(c);
 	if (!ret)
@@ -318,7 +281,7 @@ static int vg_cqctx_run(struct ib_device *ibdev, enum vg_cqctx_kind kind,
 	bad += vg_cqctx_none(c, round, &c->unarmed, "events on an unarmed CQ");
 	ret = bad ? -EIO : 0;
 out:
-	vg_cqctx_teardown(c);
+	vg_kconn_loop_close(&c->loop);
 	kfree(c);
 	return ret;
 }

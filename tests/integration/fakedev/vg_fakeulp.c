@@ -41,6 +41,8 @@
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
 
+#include "vg_kconn.h"
+
 #define VGFU_PORTS		2
 #define VGFU_MAX_WINDOW		256
 #define VGFU_MAX_SIZE		(16U << 20)
@@ -265,28 +267,14 @@ static int vgfu_port_setup(struct vgfu_run *r, struct vgfu_port *p)
 		p->cq = NULL;
 		return ret;
 	}
-	for (i = 0; i < 2; i++) {
-		p->buf[i] = kvzalloc(r->size, GFP_KERNEL);
-		if (!p->buf[i])
-			return -ENOMEM;
-		p->addr[i] = ib_dma_map_single(r->ibdev, p->buf[i], r->size,
-					       DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(r->ibdev, p->addr[i])) {
-			kvfree(p->buf[i]);
-			p->buf[i] = NULL;
-			return -ENOMEM;
-		}
-	}
+	ret = vg_kconn_bufs_alloc(r->ibdev, p->buf, p->addr, 2, r->size);
+	if (ret)
+		return ret;
 	init.send_cq = p->cq;
 	init.recv_cq = p->cq;
-	for (i = 0; i < 2; i++) {
-		p->qp[i] = ib_create_qp(r->pd, &init);
-		if (IS_ERR(p->qp[i])) {
-			ret = PTR_ERR(p->qp[i]);
-			p->qp[i] = NULL;
-			return ret;
-		}
-	}
+	ret = vg_kconn_qps(r->pd, &init, p->qp);
+	if (ret)
+		return ret;
 	for (i = 0; i < 2; i++) {
 		ret = vgfu_connect(p->qp[i], p->num, pattr.lid,
 				   p->qp[1 - i]->qp_num);
@@ -311,14 +299,7 @@ static void vgfu_port_teardown(struct vgfu_run *r, struct vgfu_port *p)
 	if (p->cq)
 		ib_free_cq(p->cq);
 	p->cq = NULL;
-	for (i = 0; i < 2; i++) {
-		if (!p->buf[i])
-			continue;
-		ib_dma_unmap_single(r->ibdev, p->addr[i], r->size,
-				    DMA_BIDIRECTIONAL);
-		kvfree(p->buf[i]);
-		p->buf[i] = NULL;
-	}
+	vg_kconn_bufs_free(r->ibdev, p->buf, p->addr, 2, r->size);
 }
 
 /* Process context: the port's window posted; takes its lock. */

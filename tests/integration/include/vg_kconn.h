@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vg_kconn.h: connect kernel RC QPs over one RoCE device's loopback, for
- * the test bed's test-only ULPs (tests/integration/kqp, cqctx, rcpair,
- * readinv), with the buffers they move. Static functions: each module that includes it has its own
- * copy. Never use outside the test bed.
+ * the test bed's test-only ULPs (tests/integration/kqp, kpost, cqctx,
+ * rcpair, readinv), with the buffers they move; fakedev's ULP, which
+ * connects over its own device, takes the buffers and the QP pair's
+ * creation. Static inline functions: each module that includes it has
+ * its own copy of those it uses. Never use outside the test bed.
  *
  * Kernel QPs get no address resolution from ib_modify_qp() (only user
  * QPs do), so the address vector carries the netdev's own MAC as its
@@ -29,8 +31,8 @@ struct vg_kconn_addr {
  * The device's RoCE v2 GID of an IPv4 address on @port, and the MAC of
  * its netdev. Process context. Return: 0, or -ENODEV if it has none.
  */
-static int vg_kconn_addr(struct ib_device *ibdev, u32 port,
-			 struct vg_kconn_addr *a)
+static inline int vg_kconn_addr(struct ib_device *ibdev, u32 port,
+				struct vg_kconn_addr *a)
 {
 	const struct ib_gid_attr *attr;
 	struct net_device *ndev;
@@ -61,7 +63,8 @@ static int vg_kconn_addr(struct ib_device *ibdev, u32 port,
 }
 
 /* Process context: one modify, logged if the driver refuses it. */
-static int vg_kconn_modify(struct ib_qp *qp, struct ib_qp_attr *a, int mask)
+static inline int vg_kconn_modify(struct ib_qp *qp, struct ib_qp_attr *a,
+				  int mask)
 {
 	int ret = ib_modify_qp(qp, a, mask);
 
@@ -76,8 +79,8 @@ static int vg_kconn_modify(struct ib_qp *qp, struct ib_qp_attr *a, int mask)
  * @a, with local and remote read and write access and up to @rd_atomic
  * RDMA READs outstanding each way. Packet sequence numbers start at 0.
  */
-static int vg_kconn_connect(struct ib_qp *qp, u32 peer_qpn,
-			    const struct vg_kconn_addr *a, u8 rd_atomic)
+static inline int vg_kconn_connect(struct ib_qp *qp, u32 peer_qpn,
+				   const struct vg_kconn_addr *a, u8 rd_atomic)
 {
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_INIT,
@@ -161,6 +164,26 @@ static inline void vg_kconn_bufs_free(struct ib_device *ibdev, void **buf,
 }
 
 /*
+ * Process context: two QPs of @pd as @init asks, in @qp. On failure the
+ * caller destroys those in @qp that are not NULL. Return: 0 or -errno.
+ */
+static inline int vg_kconn_qps(struct ib_pd *pd, struct ib_qp_init_attr *init,
+			       struct ib_qp **qp)
+{
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		qp[i] = ib_create_qp(pd, init);
+		if (IS_ERR(qp[i])) {
+			ret = PTR_ERR(qp[i]);
+			qp[i] = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
  * Process context: two RC QPs of @pd with send queues of @wrs WRs (one
  * SGE each, one receive WR) completing on @cq, in @qp, connected to
  * each other at @a. On failure the caller destroys those in @qp that
@@ -183,18 +206,98 @@ static inline int vg_kconn_pair(struct ib_pd *pd, struct ib_cq *cq, u32 wrs,
 	};
 	int i, ret;
 
-	for (i = 0; i < 2; i++) {
-		qp[i] = ib_create_qp(pd, &init);
-		if (IS_ERR(qp[i])) {
-			ret = PTR_ERR(qp[i]);
-			qp[i] = NULL;
-			return ret;
-		}
-	}
-	ret = vg_kconn_addr(pd->device, 1, a);
+	ret = vg_kconn_qps(pd, &init, qp);
+	if (!ret)
+		ret = vg_kconn_addr(pd->device, 1, a);
 	for (i = 0; !ret && i < 2; i++)
 		ret = vg_kconn_connect(qp[i], qp[1 - i]->qp_num, a, 1);
 	return ret;
+}
+
+/**
+ * struct vg_kconn_loop - a loopback pair of RC QPs and what it needs
+ * @ibdev: the device; its user holds the reference
+ * @pd: a PD of it, with an unsafe global rkey
+ * @cq: the send and receive CQ of both QPs
+ * @cq_legacy: @cq is ib_create_cq()'s, not ib_alloc_cq()'s
+ * @qp: the sending QP, and the one it writes into
+ * @where: the device's own address, which the QPs connect over
+ * @buf: source and destination, @len bytes each
+ * @dma: their addresses for the device
+ * @len: the size of each buffer
+ */
+struct vg_kconn_loop {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	bool cq_legacy;
+	struct ib_qp *qp[2];
+	struct vg_kconn_addr where;
+	void *buf[2];
+	u64 dma[2];
+	size_t len;
+};
+
+/*
+ * Process context: @l's PD on @ibdev and its two zeroed buffers of @len
+ * bytes; the user then creates a CQ and calls vg_kconn_loop_connect().
+ * On failure the user frees what was made with vg_kconn_loop_close().
+ * Return: 0 or -errno.
+ */
+static inline int vg_kconn_loop_open(struct vg_kconn_loop *l,
+				     struct ib_device *ibdev, size_t len)
+{
+	int ret;
+
+	l->ibdev = ibdev;
+	l->len = len;
+	l->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(l->pd)) {
+		ret = PTR_ERR(l->pd);
+		l->pd = NULL;
+		return ret;
+	}
+	return vg_kconn_bufs_alloc(ibdev, l->buf, l->dma, 2, len);
+}
+
+/*
+ * Process context: @cq, as ib_create_cq() (@legacy) or ib_alloc_cq()
+ * returned it, becomes @l's CQ, and @l's QPs, with send queues of @wrs
+ * WRs, are connected over it (vg_kconn_pair()). On failure the user
+ * frees what was made with vg_kconn_loop_close(). Return: 0 or -errno.
+ */
+static inline int vg_kconn_loop_connect(struct vg_kconn_loop *l,
+					struct ib_cq *cq, bool legacy, u32 wrs)
+{
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	l->cq = cq;
+	l->cq_legacy = legacy;
+	return vg_kconn_pair(l->pd, cq, wrs, &l->where, l->qp);
+}
+
+/*
+ * Process context: free what vg_kconn_loop_open() and _connect() made,
+ * undrained; @l can be opened again.
+ */
+static inline void vg_kconn_loop_close(struct vg_kconn_loop *l)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (l->qp[i])
+			ib_destroy_qp(l->qp[i]);
+		l->qp[i] = NULL;
+	}
+	if (l->cq && l->cq_legacy)
+		ib_destroy_cq(l->cq);
+	else if (l->cq)
+		ib_free_cq(l->cq);
+	l->cq = NULL;
+	vg_kconn_bufs_free(l->ibdev, l->buf, l->dma, 2, l->len);
+	if (l->pd)
+		ib_dealloc_pd(l->pd);
+	l->pd = NULL;
 }
 
 /*

@@ -120,13 +120,9 @@ MODULE_PARM_DESC(phase2_softirq_ms, "result: CPU 0's, 1's softirq time in phase 
 /**
  * struct vg_kpost_poster - one poster and what it posts on
  * @id: 0 or 1, also the CPU it runs on
- * @ibdev: the device
- * @pd: its PD, with an unsafe global rkey
- * @cq: send and receive CQ of both QPs, polled by the poster only
- * @qp: the sending QP, and the one it writes into
- * @where: the device's own address, which the QPs connect over
- * @buf: source and destination, @depth slots of @size bytes each
- * @dma: their addresses for the device
+ * @loop: its PD, its CQ (ib_create_cq()'s, polled by the poster only),
+ *	the sending QP and the one it writes into, and source and
+ *	destination buffers of @depth slots of @size bytes each
  * @stamp: the stamp of the WR outstanding on each slot, 0 if none
  * @next_stamp: the next WR's stamp (the phase in the top byte)
  * @outstanding: WRs posted and not completed
@@ -142,13 +138,7 @@ MODULE_PARM_DESC(phase2_softirq_ms, "result: CPU 0's, 1's softirq time in phase 
  */
 struct vg_kpost_poster {
 	int id;
-	struct ib_device *ibdev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	struct vg_kconn_addr where;
-	void *buf[2];
-	u64 dma[2];
+	struct vg_kconn_loop loop;
 	u64 stamp[VG_KPOST_MAX_DEPTH];
 	u64 next_stamp;
 	u32 outstanding;
@@ -174,7 +164,7 @@ static void vg_kpost_event(struct ib_cq *cq, void *context)
 
 static void *vg_kpost_slot(struct vg_kpost_poster *p, int which, u32 slot)
 {
-	return p->buf[which] + (size_t)slot * size;
+	return p->loop.buf[which] + (size_t)slot * size;
 }
 
 /* The stamp's two copies in a slot: its first and its last 8 bytes. */
@@ -193,9 +183,9 @@ static int vg_kpost_post(struct vg_kpost_poster *p, u32 slot)
 {
 	void *src = vg_kpost_slot(p, 0, slot);
 	struct ib_sge sge = {
-		.addr = p->dma[0] + (u64)slot * size,
+		.addr = p->loop.dma[0] + (u64)slot * size,
 		.length = size,
-		.lkey = p->pd->local_dma_lkey,
+		.lkey = p->loop.pd->local_dma_lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
@@ -205,15 +195,15 @@ static int vg_kpost_post(struct vg_kpost_poster *p, u32 slot)
 			.opcode = IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
-		.remote_addr = p->dma[1] + (u64)slot * size,
-		.rkey = p->pd->unsafe_global_rkey,
+		.remote_addr = p->loop.dma[1] + (u64)slot * size,
+		.rkey = p->loop.pd->unsafe_global_rkey,
 	};
 	u64 stamp = p->next_stamp++;
 	int ret;
 
 	*vg_kpost_head(src) = stamp;
 	*vg_kpost_tail(src) = stamp;
-	ret = ib_post_send(p->qp[0], &wr.wr, NULL);
+	ret = ib_post_send(p->loop.qp[0], &wr.wr, NULL);
 	if (ret) {
 		pr_err("poster %d: post failed: %d\n", p->id, ret);
 		return ret;
@@ -271,7 +261,7 @@ static int vg_kpost_poll(struct vg_kpost_poster *p)
 	u64 now;
 	int i, n, ret;
 
-	n = ib_poll_cq(p->cq, ARRAY_SIZE(wc), wc);
+	n = ib_poll_cq(p->loop.cq, ARRAY_SIZE(wc), wc);
 	if (n <= 0)
 		return n;
 	now = ktime_get_ns();
@@ -321,7 +311,7 @@ static int vg_kpost_run(struct vg_kpost_poster *p)
 		}
 		/* Empty: arm, poll what came meanwhile, else sleep. */
 		atomic_set(&p->event, 0);
-		ret = ib_req_notify_cq(p->cq, IB_CQ_NEXT_COMP |
+		ret = ib_req_notify_cq(p->loop.cq, IB_CQ_NEXT_COMP |
 				       IB_CQ_REPORT_MISSED_EVENTS);
 		if (ret < 0)
 			return ret;
@@ -357,12 +347,12 @@ static int vg_kpost_thread(void *arg)
 /* Process context: source slots hold @phase's pattern, destinations 0. */
 static void vg_kpost_fill(struct vg_kpost_poster *p, u32 phase)
 {
-	u32 *src = p->buf[0];
+	u32 *src = p->loop.buf[0];
 	size_t i, words = (size_t)depth * size / sizeof(u32);
 
 	for (i = 0; i < words; i++)
 		src[i] = (u32)i * 2654435761U ^ (phase << 24 | p->id << 16);
-	memset(p->buf[1], 0, (size_t)depth * size);
+	memset(p->loop.buf[1], 0, (size_t)depth * size);
 	memset(p->stamp, 0, sizeof(p->stamp));
 	/* Never 0: a slot's stamp 0 means no WR outstanding. */
 	p->next_stamp = (u64)phase << 56 | (u64)p->id << 48 | 1;
@@ -453,52 +443,21 @@ static int vg_kpost_phase(struct vg_kpost_poster *ps, u32 phase, int n,
 	return ret;
 }
 
-/* Process context: free what vg_kpost_setup() made. */
-static void vg_kpost_teardown(struct vg_kpost_poster *p)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (p->qp[i])
-			ib_destroy_qp(p->qp[i]);
-		p->qp[i] = NULL;
-	}
-	if (p->cq)
-		ib_destroy_cq(p->cq);
-	p->cq = NULL;
-	vg_kconn_bufs_free(p->ibdev, p->buf, p->dma, 2, (size_t)depth * size);
-	if (p->pd)
-		ib_dealloc_pd(p->pd);
-	p->pd = NULL;
-}
-
 /* Process context: poster @id's PD, buffers, armed CQ and QP pair. */
 static int vg_kpost_setup(struct vg_kpost_poster *p, int id,
 			  struct ib_device *ibdev)
 {
 	struct ib_cq_init_attr cqa = { .cqe = VG_KPOST_CQE };
+	struct ib_cq *cq;
 	int ret;
 
 	p->id = id;
-	p->ibdev = ibdev;
 	init_waitqueue_head(&p->wq);
-	p->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(p->pd)) {
-		ret = PTR_ERR(p->pd);
-		p->pd = NULL;
-		return ret;
-	}
-	ret = vg_kconn_bufs_alloc(ibdev, p->buf, p->dma, 2,
-				  (size_t)depth * size);
+	ret = vg_kconn_loop_open(&p->loop, ibdev, (size_t)depth * size);
 	if (ret)
 		return ret;
-	p->cq = ib_create_cq(ibdev, vg_kpost_event, NULL, p, &cqa);
-	if (IS_ERR(p->cq)) {
-		ret = PTR_ERR(p->cq);
-		p->cq = NULL;
-		return ret;
-	}
-	return vg_kconn_pair(p->pd, p->cq, sq, &p->where, p->qp);
+	cq = ib_create_cq(ibdev, vg_kpost_event, NULL, p, &cqa);
+	return vg_kconn_loop_connect(&p->loop, cq, true, sq);
 }
 
 static int __init vg_kpost_init(void)
@@ -556,7 +515,7 @@ static int __init vg_kpost_init(void)
 			phase2_wrs_each[0], phase2_wrs_each[1]);
 out:
 	for (i = 0; i < VG_KPOST_POSTERS; i++)
-		vg_kpost_teardown(&ps[i]);
+		vg_kconn_loop_close(&ps[i].loop);
 	kfree(ps);
 out_put:
 	ib_device_put(ibdev);

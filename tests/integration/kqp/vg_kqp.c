@@ -67,13 +67,7 @@ MODULE_PARM_DESC(hold, "post on start, poll only on finish or device removal");
 
 /* One round: a PD, a CQ, two connected QPs and the buffers they move. */
 struct vg_kqp_round {
-	struct ib_device *ibdev;
-	struct vg_kconn_addr where;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp[2];
-	void *buf[2];
-	u64 addr[2];
+	struct vg_kconn_loop loop;
 	struct ib_cqe cqe[VG_KQP_MAX_WRS];
 	atomic_t seen[VG_KQP_MAX_WRS];
 	atomic_t stray;
@@ -99,59 +93,32 @@ static void vg_kqp_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/* Process context: free what vg_kqp_setup() made. */
-static void vg_kqp_teardown(struct vg_kqp_round *r)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (r->qp[i])
-			ib_destroy_qp(r->qp[i]);
-		r->qp[i] = NULL;
-	}
-	if (r->cq)
-		ib_free_cq(r->cq);
-	r->cq = NULL;
-	vg_kconn_bufs_free(r->ibdev, r->buf, r->addr, 2, size);
-	if (r->pd)
-		ib_dealloc_pd(r->pd);
-	r->pd = NULL;
-}
-
 /* Process context: a PD, a CQ polled as @poll, two connected QPs. */
 static int vg_kqp_setup(struct vg_kqp_round *r, enum ib_poll_context poll)
 {
+	struct ib_device *ibdev = r->loop.ibdev;
+	struct ib_cq *cq;
 	int ret;
 
-	r->pd = ib_alloc_pd(r->ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
-	if (IS_ERR(r->pd)) {
-		ret = PTR_ERR(r->pd);
-		r->pd = NULL;
-		return ret;
-	}
-	ret = vg_kconn_bufs_alloc(r->ibdev, r->buf, r->addr, 2, size);
+	ret = vg_kconn_loop_open(&r->loop, ibdev, size);
 	if (ret)
 		return ret;
-	r->cq = ib_alloc_cq(r->ibdev, r, 2 * wrs + 4, 0, poll);
-	if (IS_ERR(r->cq)) {
-		ret = PTR_ERR(r->cq);
-		r->cq = NULL;
-		return ret;
-	}
-	return vg_kconn_pair(r->pd, r->cq, wrs, &r->where, r->qp);
+	cq = ib_alloc_cq(ibdev, r, 2 * wrs + 4, 0, poll);
+	return vg_kconn_loop_connect(&r->loop, cq, false, wrs);
 }
 
 /* Process context: @wrs signaled WRITEs from buffer 0 to buffer 1. */
 static int vg_kqp_post_writes(struct vg_kqp_round *r)
 {
-	return vg_kconn_post_writes(r->qp[0], r->addr[0], r->addr[1], size,
-				    r->cqe, wrs, vg_kqp_done);
+	return vg_kconn_post_writes(r->loop.qp[0], r->loop.dma[0],
+				    r->loop.dma[1], size, r->cqe, wrs,
+				    vg_kqp_done);
 }
 
 /* Process context: what a directly polled CQ still holds. */
 static void vg_kqp_poll_direct(struct vg_kqp_round *r)
 {
-	while (ib_process_cq_direct(r->cq, -1) > 0)
+	while (ib_process_cq_direct(r->loop.cq, -1) > 0)
 		;
 }
 
@@ -178,9 +145,9 @@ static int vg_kqp_round(struct vg_kqp_round *r, u32 round)
 		usleep_range(delay_us, delay_us + 100);
 	/* Unless @drain, the careless part: no ib_drain_qp() before. */
 	if (drain)
-		ib_drain_qp(r->qp[0]);
-	ib_destroy_qp(r->qp[0]);
-	r->qp[0] = NULL;
+		ib_drain_qp(r->loop.qp[0]);
+	ib_destroy_qp(r->loop.qp[0]);
+	r->loop.qp[0] = NULL;
 	/* Let the driver and the poller finish with what is in the CQ. */
 	msleep(20);
 	if (poll == IB_POLL_DIRECT)
@@ -203,7 +170,7 @@ static int vg_kqp_round(struct vg_kqp_round *r, u32 round)
 		}
 	}
 out:
-	vg_kqp_teardown(r);
+	vg_kconn_loop_close(&r->loop);
 	return ret;
 }
 
@@ -224,8 +191,8 @@ static struct vg_kqp_round *vg_kqp_round_new(void)
 
 	if (!r)
 		return ERR_PTR(-ENOMEM);
-	r->ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
-	if (!r->ibdev) {
+	r->loop.ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	if (!r->loop.ibdev) {
 		kfree(r);
 		return ERR_PTR(-ENODEV);
 	}
@@ -248,13 +215,14 @@ static int vg_kqp_start(void)
 		ret = vg_kqp_post_writes(r);
 	if (ret) {
 		pr_err("vg_kqp: hold: setup or post failed: %d\n", ret);
-		vg_kqp_teardown(r);
-		ib_device_put(r->ibdev);
+		vg_kconn_loop_close(&r->loop);
+		ib_device_put(r->loop.ibdev);
 		kfree(r);
 		return ret;
 	}
 	vg_kqp_held = r;
-	pr_info("vg_kqp: holding %u WRs on QP %u\n", wrs, r->qp[0]->qp_num);
+	pr_info("vg_kqp: holding %u WRs on QP %u\n", wrs,
+		r->loop.qp[0]->qp_num);
 	return 0;
 }
 
@@ -274,10 +242,10 @@ static int vg_kqp_finish(void)
 			done += !!atomic_read(&r->seen[i]);
 		if (done == wrs || time_after(jiffies, deadline))
 			break;
-		if (ib_process_cq_direct(r->cq, -1) <= 0)
+		if (ib_process_cq_direct(r->loop.cq, -1) <= 0)
 			msleep(20);
 	}
-	vg_kqp_teardown(r);
+	vg_kconn_loop_close(&r->loop);
 	if (atomic_read(&r->stray) || atomic_read(&r->failed))
 		ret = -EIO;
 	for (i = 0; i < wrs; i++) {
@@ -292,7 +260,7 @@ static int vg_kqp_finish(void)
 	else
 		pr_err("vg_kqp: held WRs: %u stray, %u failed completions\n",
 		       atomic_read(&r->stray), atomic_read(&r->failed));
-	ib_device_put(r->ibdev);
+	ib_device_put(r->loop.ibdev);
 	kfree(r);
 	return ret;
 }
@@ -343,7 +311,7 @@ static int vg_kqp_add(struct ib_device *ibdev)
 static void vg_kqp_remove(struct ib_device *ibdev, void *client_data)
 {
 	mutex_lock(&vg_kqp_lock);
-	if (vg_kqp_held && vg_kqp_held->ibdev == ibdev)
+	if (vg_kqp_held && vg_kqp_held->loop.ibdev == ibdev)
 		vg_kqp_finish();
 	mutex_unlock(&vg_kqp_lock);
 }
@@ -372,7 +340,7 @@ static int __init vg_kqp_init(void)
 	if (!ret)
 		pr_info("vg_kqp: %u rounds of %s destroys passed\n", rounds,
 			drain ? "drained" : "undrained");
-	ib_device_put(r->ibdev);
+	ib_device_put(r->loop.ibdev);
 	kfree(r);
 	return ret;
 }

@@ -230,14 +230,9 @@ static int vg_readinv_setup(struct vg_readinv_run *r)
 	qa.cap.max_recv_wr = 4;
 	qa.cap.max_send_sge = 2;
 	qa.cap.max_recv_sge = 1;
-	for (i = 0; i < 2; i++) {
-		r->qp[i] = ib_create_qp(r->pd, &qa);
-		if (IS_ERR(r->qp[i])) {
-			ret = PTR_ERR(r->qp[i]);
-			r->qp[i] = NULL;
-			return ret;
-		}
-	}
+	ret = vg_kconn_qps(r->pd, &qa, r->qp);
+	if (ret)
+		return ret;
 	ret = vg_kconn_addr(vg_readinv_dev, 1, &where);
 	if (ret)
 		return ret;
