@@ -20,7 +20,7 @@
 #                   on the wire, with and without verbsgate
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
 #   make rxe-conformance  rdma-core's test suite on stock and patched rxe
-#   make soak       100 reloads under verified NVMe I/O (CI runs 10)
+#   make soak       100 reloads under verified NVMe I/O (CI runs 5)
 #   make install    install the module for the running kernel and the tools
 #
 # VG_DEBUG=y builds the module with its invariant checks (check, soak).
@@ -42,7 +42,7 @@ PYTHON ?= /usr/bin/python3
 all: module userspace
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) VG_DEBUG=$(VG_DEBUG) modules
+	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(CURDIR) VG_DEBUG=$(VG_DEBUG) modules
 
 # Test-only modules, one per folder of tests/integration with a Kbuild:
 # fault injection for the test bed's own tests, a driver-owned drain_sq,
@@ -52,7 +52,7 @@ module:
 TEST_MODULES := $(patsubst %/Kbuild,%,$(wildcard tests/integration/*/Kbuild))
 
 test-modules: rxe
-	$(foreach m,$(TEST_MODULES),$(MAKE) -C $(KDIR) M=$(CURDIR)/$(m) modules &&) true
+	$(foreach m,$(TEST_MODULES),$(MAKE) -j$(JOBS) -C $(KDIR) M=$(CURDIR)/$(m) modules &&) true
 
 # rdma_rxe.ko with the driver patch series, in $(BUILD)/rdma_rxe (test
 # modules that implement a send queue policy link against it).

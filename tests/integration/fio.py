@@ -334,11 +334,18 @@ def spawn(g: Guest, jobs: list[dict], runtime: float | None = None,
     return Background(g, jobs, runtime, tag, repeat, global_opts)
 
 
+class Rates(dict):
+    """read_rates(): {job name: bytes/s over the window}; the whole run's
+    FioResult is its `result`."""
+    result: FioResult
+
+
 def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
-               tag: str = "fio-rates") -> dict[str, float]:
+               tag: str = "fio-rates") -> Rates:
     """Run reader jobs concurrently for runtime seconds, and measure each
     job's read rate between edge seconds after the start and edge seconds
-    before the end, while every job is running: {job name: bytes/s}.
+    before the end, while every job is running: {job name: bytes/s}, and
+    the run's whole FioResult (Rates).
 
     fio's own averages include the run's edges, where the jobs do not
     compete: one job may start reading before another, and at the end,
@@ -359,7 +366,8 @@ def read_rates(g: Guest, jobs: list[dict], runtime: float, edge: float,
     res = run(g, jobs, runtime, tag=tag, log_avg_msec=1000)
     assert res.ok, res.describe()
     first, last = edge * 1000, (runtime - edge) * 1000
-    rates = {}
+    rates = Rates()
+    rates.result = res
     for i, job in enumerate(jobs, 1):
         path = f"{logs}/{job['name']}_bw.{i}.log"
         # Each line: ms since the start, KiB/s over the second before.

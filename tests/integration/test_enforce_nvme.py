@@ -1,12 +1,11 @@
 """Enforcement on NVMe over RDMA: verbsgate splits and paces the kernel QPs
-of nvme-rdma and nvmet-rdma without corrupting or losing I/O, shares the
-device by weight, survives reloads and QP errors under I/O, and costs
-little when it has nothing to do.
+of nvme-rdma and nvmet-rdma without corrupting or losing I/O, survives
+reloads and QP errors under I/O, and costs little when it has nothing to
+do.
 
 These tests run on rxe loopback, where tenants share the guest's vCPUs
-but no port: the shares test is the loopback (CPU-bound) smoke test of
-isolation; the latency tenant and the shares across a port are
-test_wire.py's (wire mode, issue #23).
+but no port, and assert no isolation between tenants: NVMe tenants'
+shares and latency across a port are test_wire.py's (wire mode).
 
 Each subsystem is exported on its own address of vg0 (nvme.nvme_subsystems)
 and the host connects from that address, so every QP of the subsystem on
@@ -36,7 +35,7 @@ import pytest
 
 import fio
 import nvme
-from sqtools import add_tenants, deltas, keep_report, stats
+from sqtools import add_tenants, keep_report, stats
 from testbed import CLI, REPO, Guest
 from vgcli import cli_json, cli_ok, eventually, tenant_objects
 
@@ -45,9 +44,6 @@ CHUNK = "16k"
 # chunk-nolat: the chunk size while no latency tenant exists; chunk: the
 # chunk table (one entry, at 100%) used while latency tenants exist.
 SPLIT = f"chunk-nolat {CHUNK} chunk {CHUNK}"
-SHARE_SECONDS = 15
-# MaxRate of the shares test, as a fraction of the unshaped throughput
-SHARE_CAP = 0.4
 
 
 # -- helpers -------------------------------------------------------------
@@ -98,19 +94,6 @@ def assert_qps_in_tenants(g: Guest, owners: dict):
         for q in mine:
             assert (q["local"], q["peer"], q["tenant"]) == \
                 (addr, addr, tenant), (addr, q)
-
-
-def run_with_counters(g: Guest, jobs: list, loaded: bool, **kw):
-    """fio, and the tenants' counter deltas over it (None if unloaded)."""
-    before = stats(g) if loaded else None
-    res = fio.run(g, jobs, **kw)
-    after = stats(g) if loaded else None
-    assert res.ok, res.describe()
-    return res, (deltas(before, after, "tx_bytes") if loaded else None)
-
-
-def mbs(x) -> str:
-    return "-" if x is None else f"{x / 1e6:.2f}"
 
 
 def ratio(x, y):
@@ -295,82 +278,9 @@ def test_send_queue_room(bed, request, tmp_path):
             "bsrange 4k-1m, iodepth 16; enforce flipped back to back"])
 
 
-def share_jobs(devs: dict, names: dict, bs: str = "256k",
-               iodepth: int = 8) -> list:
-    return [fio.read_job(name, devs[addr], bs=bs, iodepth=iodepth)
-            for name, addr in names.items()]
-
-
-def test_weighted_shares_nvme(bed, request, tmp_path):
-    """Two bandwidth tenants that both saturate a capped device share it
-    3:1 by weight, then 1:1; fio and the module's counters agree."""
-    g = bed
-    names = {"a": A, "b": B}
-    rows, results = [], {}
-
-    def record(label, res, ctr, want, maxrate=None):
-        fa, fb = res["a"].io_bytes, res["b"].io_bytes
-        results[label] = (res, ctr)
-        total = res["a"].bw_bytes + res["b"].bw_bytes
-        rows.append([
-            label, mbs(res["a"].bw_bytes), mbs(res["b"].bw_bytes),
-            mbs(total), mbs(maxrate), fmt(ratio(fa, fb)),
-            "-" if want is None else f"{want:g}",
-            fmt(ratio(ctr["a"], ctr["b"])) if ctr else "-",
-            fmt(ratio(ctr["a"], fa), 3) if ctr else "-",
-            fmt(ratio(ctr["b"], fb), 3) if ctr else "-"])
-
-    with nvme.nvme_subsystems(g, [A, B]) as devs:
-        jobs = share_jobs(devs, names)
-        # Unshaped, module unloaded: the baseline, and what MaxRate is
-        # calibrated from. Weights divide the device only while the cap
-        # binds: paced in chunks, the same reads need more of the CPU
-        # than unshaped, and at half the baseline they reached 95-99 %
-        # of MaxRate, too close to leave the share to the weights.
-        base, _ = run_with_counters(g, jobs, False, runtime=SHARE_SECONDS)
-        record("module unloaded (baseline)", base, None, None)
-        unshaped = base["a"].bw_bytes + base["b"].bw_bytes
-        maxrate = int(unshaped * SHARE_CAP)
-
-        load(g)
-        add_tenants(g, {"a": local_tenant(A, weight=3),
-                        "b": local_tenant(B)})
-        cli_ok(g, f"dev set rxe0 maxrate {maxrate}bps enforce on")
-        nvme.reset_controllers(g, [nvme.subsystem_nqn(x) for x in (A, B)])
-        assert_qps_in_tenants(g, {A: "a", B: "b"})
-
-        res, ctr = run_with_counters(g, jobs, True, runtime=SHARE_SECONDS)
-        record("verbsgate, weights 3:1", res, ctr, 3.0, maxrate)
-        cli_ok(g, "tenant set a weight 1")
-        res, ctr = run_with_counters(g, jobs, True, runtime=SHARE_SECONDS)
-        record("verbsgate, weights 1:1", res, ctr, 1.0, maxrate)
-
-    report(request, tmp_path, "Weighted shares, NVMe-oF reads",
-           ["run", "a MB/s", "b MB/s", "a+b MB/s", "maxrate MB/s",
-            "fio a/b", "want", "counters a/b", "a ctr/fio", "b ctr/fio"],
-           rows,
-           [f"fio read, bs 256k, iodepth 8, {SHARE_SECONDS} s, one job per "
-            "subsystem, concurrently; maxrate = "
-            f"{SHARE_CAP:.0%} of the unloaded a+b",
-            "ctr = delta of the tenant's tx_bytes over the fio run; it "
-            "also counts commands and responses (80 B per 256k I/O)"])
-
-    for label, want in (("verbsgate, weights 3:1", 3.0),
-                        ("verbsgate, weights 1:1", 1.0)):
-        res, ctr = results[label]
-        total = res["a"].bw_bytes + res["b"].bw_bytes
-        assert total >= 0.9 * maxrate, \
-            f"{label}: a+b {mbs(total)} MB/s, the cap does not bind"
-        got = res["a"].io_bytes / res["b"].io_bytes
-        assert abs(got - want) <= 0.15 * want, f"{label}: fio a/b {got:.2f}"
-        for t in ("a", "b"):
-            fio_bytes = res[t].io_bytes
-            assert abs(ctr[t] - fio_bytes) <= 0.05 * fio_bytes, \
-                f"{label}: tenant {t}: counters {ctr[t]}, fio {fio_bytes}"
-
-
-# CI reloads 10 times; `make soak` sets VG_RELOADS=100.
-RELOADS = int(os.environ.get("VG_RELOADS", "10"))
+# CI reloads 5 times (a cycle is about 20 s in the test bed, most of it
+# the controllers' reconnection); `make soak` sets VG_RELOADS=100.
+RELOADS = int(os.environ.get("VG_RELOADS", "5"))
 
 
 def test_reload_under_verified_io(bed, request, tmp_path):

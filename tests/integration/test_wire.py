@@ -8,13 +8,13 @@ reported against its p99 alone; issue #23 aims at 1.5 times, measured
 over pacing settings by `make wire-sweep` and `make wire-nvme`."""
 import fio
 import nvme
-from sqtools import (add_tenants, delta, make_cgroups, report, stats,
-                     vgload_result)
+from sqtools import (add_tenants, delta, deltas, make_cgroups, report,
+                     stats, vgload_result)
 from vgcli import cli_ok
 from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
                   LOCAL, PACED_MBIT, PORT_QUEUE, PORT_QUEUE_BYTES, Wire,
                   WireCounts, far_server, near_client, nvme_across,
-                  victim_run)
+                  pinned_wire, victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -33,6 +33,10 @@ PROTECTS = 5
 # long, and their rates are measured but for its edges (fio.read_rates()).
 NVME_SECONDS = 15
 NVME_EDGE = 3
+# The NVMe tenants' fio jobs, each on a vCPU of its own (fio's
+# cpus_allowed: they are selected by address, not cgroup), so that they
+# share the port, not a vCPU; the latency tenant on the first.
+NVME_CPUS = ("0", "1")
 
 
 def test_traffic_crosses_the_port(guest):
@@ -63,9 +67,9 @@ def victim(g, w, port: int, bulk: bool) -> tuple[dict, dict | None,
 
 def test_port_queue_delays_a_latency_tenant(rxe_kept):
     g = rxe_kept
-    make_cgroups(g, ["lat", "bulk"])
     runs = {}
-    with Wire(g, order=LOCAL) as w:
+    with pinned_wire(g, {"lat": "0", "bulk": "1"}, order=LOCAL,
+                     testbed="1") as w:
         runs["alone"] = victim(g, w, 19110, False)
         runs["next to the stream"] = victim(g, w, 19113, True)
         assert g.load_verbsgate().ok
@@ -109,10 +113,12 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
 
 
 def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
-    """Two NVMe-over-RDMA tenants reading across the wire: unshaped they
-    split the port as their I/O happens to; with verbsgate pacing the
-    target's device below the line rate they share it by weight, 3:1 and
-    then 1:1, while the port stays the bottleneck it models.
+    """Two NVMe-over-RDMA tenants reading across the wire, each from a
+    vCPU of its own: unshaped they split the port as their I/O happens
+    to; with verbsgate pacing the target's device below the line rate
+    they share it by weight, 3:1 and then 1:1, while the port stays the
+    bottleneck it models, and each tenant's counters charge it what it
+    read.
 
     With verbsgate the port must also have dropped nothing and rxe
     received every packet in order: a resent packet is not paced, and
@@ -123,13 +129,18 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
     g = rxe_kept
     nvme.cleanup_all(g)
     tenants = {"a": 11, "b": 12}
-    runs = {}
+    runs, counted = {}, {}
     with Wire(g) as w, nvme_across(g, list(tenants.values())) as devs:
-        jobs = [fio.read_job(name, devs[n]) for name, n in tenants.items()]
+        jobs = [fio.read_job(name, devs[n], cpus_allowed=cpu)
+                for (name, n), cpu in zip(tenants.items(), NVME_CPUS)]
 
         def measure(label):
+            before = stats(g) if g.verbsgate_loaded() else None
             with w.watch(FAR_NETDEV, peak=True) as port:
                 res = fio.read_rates(g, jobs, NVME_SECONDS, NVME_EDGE)
+            if before is not None:
+                counted[label] = (deltas(before, stats(g), "tx_bytes"),
+                                  res.result)
             runs[label] = ([res[t] for t in tenants], port)
 
         measure("module unloaded")
@@ -165,6 +176,13 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
         # (each would have made rxe resend, unpaced).
         assert (port.drops, port.out_of_seq) == (0, 0), f"{label}: {port}"
         assert abs(a / b - want) <= 0.15 * want, f"{label}: a/b {a / b:.2f}"
+        # The tenants' counters charged each what it read: the target's
+        # RDMA WRITEs of its data, and 16 B responses.
+        ctr, res = counted[label]
+        for t in tenants:
+            read = res[t].io_bytes
+            assert abs(ctr[t] - read) <= 0.05 * read, \
+                f"{label}: tenant {t}: counted {ctr[t]}, fio read {read}"
         # Shared by weight, not starved: together they keep the rate.
         assert a + b >= 0.8 * PACED_MBIT * 1e6 / 8, \
             f"{label}: a+b {(a + b) / 1e6:.2f} MB/s"
@@ -196,9 +214,11 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
     tenants = {"a": 11, "b": 12, "lat": 13}
     runs = {}
     with Wire(g) as w, nvme_across(g, list(tenants.values())) as devs:
-        readers = [fio.read_job(t, devs[tenants[t]], bs="1m")
+        readers = [fio.read_job(t, devs[tenants[t]], bs="1m",
+                                cpus_allowed=NVME_CPUS[1])
                    for t in ("a", "b")]
-        lat = [fio.latency_job("lat", devs[tenants["lat"]], **NVME_LATENCY)]
+        lat = [fio.latency_job("lat", devs[tenants["lat"]],
+                               cpus_allowed=NVME_CPUS[0], **NVME_LATENCY)]
 
         def measure(label, jobs):
             with w.watch(FAR_NETDEV) as port:

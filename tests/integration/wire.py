@@ -21,7 +21,8 @@ from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import nvme
-from sqtools import stop_vgload, vgload_client, vgload_result, vgload_server
+from sqtools import (empty_cgroups, pin_cgroups, stop_vgload, vgload_client,
+                     vgload_result, vgload_server)
 from testbed import REPO, Guest
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
@@ -143,6 +144,24 @@ class Wire:
                     f"done; cat {log}").out
             counts.fill(before, self.port(dev), sampled, resends,
                         self.resends())
+
+
+@contextmanager
+def pinned_wire(g: Guest, tenants: dict[str, str], order: str = ORDERED,
+                testbed: str = ""):
+    """The wire (a Wire in @order) with each tenant's cgroup on its own
+    vCPUs (@tenants: name to cpuset.cpus, sqtools.pin_cgroups(); with
+    @testbed, the test bed's own processes on those): what isolation
+    tests between tenants run in, so that the tenants share the port,
+    not a vCPU. Yields the Wire; on the way out the tenants' cgroups are
+    emptied and unpinned."""
+    pin_cgroups(g, tenants, testbed)
+    try:
+        with Wire(g, order=order) as w:
+            yield w
+    finally:
+        empty_cgroups(g, tenants)
+        pin_cgroups(g, {name: "" for name in tenants})
 
 
 # How often Wire.watch() samples a port's backlog: 10 ms is 31 KB of the
