@@ -33,6 +33,9 @@ BUILD ?= $(CURDIR)/build
 JOBS ?= $(shell nproc)
 # Debian's interpreter, which has python3-pytest.
 PYTHON ?= /usr/bin/python3
+# The scripts behind make targets import the tests' library,
+# tests/integration/harness.
+TARGET_PY = PYTHONPATH=$(CURDIR)/tests/integration $(PYTHON)
 
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
@@ -88,7 +91,7 @@ deps:
 
 demo: deps
 	$(MAKE) all rxe
-	$(PYTHON) tests/integration/demo.py
+	$(TARGET_PY) tests/integration/targets/demo.py
 
 check: deps
 	$(MAKE) all test-modules VG_DEBUG=y
@@ -121,22 +124,23 @@ bench: userspace
 	$(MAKE) bench-usq
 
 # One kernel poster against two on two CPUs and QPs, without and with
-# verbsgate, in one guest (tests/integration/postscale.py): only the
+# verbsgate, in one guest (tests/integration/harness/postscale.py): only the
 # module, the CLI and the test ULP tests/integration/kpost are needed.
 bench-post: deps
 	$(MAKE) all
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/integration/kpost modules
-	$(PYTHON) tests/integration/bench_post.py
+	$(TARGET_PY) tests/integration/targets/bench_post.py
 
 # One unthrottled user tenant's message rate and bandwidth on the stock
 # rdma_rxe (also loaded elsewhere, the control) and on the patched one
-# without and with verbsgate, alternating (tests/integration/bench_usq.py),
+# without and with verbsgate, alternating
+# (tests/integration/targets/bench_usq.py),
 # 8 rounds (VG_BENCH_ROUNDS); Markdown tables of throughput and median
 # operation time, then the guest kernel's instructions per 64 B WRITE
 # counted by QEMU; about 15 minutes.
 bench-usq: deps
 	$(MAKE) all rxe test-modules insncount
-	$(PYTHON) tests/integration/bench_usq.py
+	$(TARGET_PY) tests/integration/targets/bench_usq.py
 
 # The QEMU plugin that counts guest kernel instructions (bench-usq).
 insncount: $(BUILD)/insncount.so
@@ -161,7 +165,7 @@ bench-nvme: deps
 # Markdown to stdout and $(BUILD)/wire.md; about 10 minutes.
 wire-sweep: deps
 	$(MAKE) all rxe
-	$(PYTHON) tests/integration/wire_sweep.py
+	$(TARGET_PY) tests/integration/targets/wire_sweep.py
 
 # NVMe-oF tenants on the wire, with and without verbsgate: weighted
 # shares and the latency tenant's frontier (caps x chunk sizes), medians
@@ -169,14 +173,14 @@ wire-sweep: deps
 # about 30 minutes.
 wire-nvme: deps
 	$(MAKE) all
-	$(PYTHON) tests/integration/wire_nvme.py
+	$(TARGET_PY) tests/integration/targets/wire_nvme.py
 
 # A latency tenant next to a stream on loopback and on the wire, with and
 # without verbsgate: what each mode emulates; medians of VG_MODES_ROUNDS
 # (3); Markdown to stdout and $(BUILD)/testbed-modes.md; about 5 minutes.
 testbed-modes: deps
 	$(MAKE) all rxe
-	$(PYTHON) tests/integration/testbed_modes.py
+	$(TARGET_PY) tests/integration/targets/testbed_modes.py
 
 # The netlink fuzzer with 100 000 messages (CI sends 30 000).
 fuzz: deps

@@ -13,8 +13,8 @@ import os
 
 import pytest
 
-from sqtools import CGROUPS, empty_cgroups
-from testbed import Guest, GuestError
+from harness.tenants import CGROUPS, empty_cgroups
+from harness.testbed import Guest, GuestError
 
 SLUB_DEBUG = os.environ.get("VG_SLUB_DEBUG", "1") != "0"
 
@@ -56,7 +56,7 @@ def reset(g: Guest):
           f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
           check=True)
     # The agent (this shell's parent) and this shell in the root cgroup,
-    # and every pinned cgroup on every vCPU again (sqtools.pin_cgroups()),
+    # and every pinned cgroup on every vCPU again (tenants.pin_cgroups()),
     # without what a failed test left running in it.
     pinned = g.run(f"cd {CGROUPS} && echo $PPID > cgroup.procs && "
                    "echo $$ > cgroup.procs || exit 1; for d in */; do "

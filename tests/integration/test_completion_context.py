@@ -10,8 +10,8 @@ and checks every callback's context and stack; insmod fails, with the
 reason in the kernel log, if any check does or a WR does not complete
 exactly once.
 """
-from testbed import REPO, Guest
-from vgcli import cli_json, cli_ok
+from harness.testbed import REPO, Guest
+from harness.vgcli import cli_json, cli_ok
 
 CQCTX = REPO / "tests" / "integration" / "cqctx" / "vg_cqctx.ko"
 

@@ -5,9 +5,9 @@ import json
 import shlex
 import struct
 
-from rawgenl import raw_batch
-from testbed import CLI, SYSFS, Guest
-from vgcli import cli_json, cli_ok, dev, spawn_monitor
+from harness.rawgenl import raw_batch
+from harness.testbed import CLI, SYSFS, Guest
+from harness.vgcli import cli_json, cli_ok, dev, spawn_monitor
 
 CMD_TENANT_GET, CMD_STATS_GET = 6, 9
 NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups"

@@ -14,8 +14,8 @@ The console is scanned for warnings after each test (conftest.py).
 """
 import json
 
-from testbed import CLI, SYSFS, Guest
-from vgcli import eventually, tenant_objects
+from harness.testbed import CLI, SYSFS, Guest
+from harness.vgcli import eventually, tenant_objects
 
 CYCLES = 10000
 WRITERS = 8

@@ -2,8 +2,8 @@
 show it: rxe has one port, whose pacer runs at SafeUtil, holds the
 device's shaped QPs and counts what it lets through; the views agree,
 and the port directories come and go with the device."""
-from testbed import REPO, SYSFS, Guest
-from vgcli import cli_json, cli_ok, dev, eventually, port1
+from harness.testbed import REPO, SYSFS, Guest
+from harness.vgcli import cli_json, cli_ok, dev, eventually, port1
 
 KQP = REPO / "tests" / "integration" / "kqp" / "vg_kqp.ko"
 # docs/sysfs.md: the files of devices/<dev>/paced_ports/<port>/, named as the

@@ -33,11 +33,12 @@ import time
 
 import pytest
 
-import fio
-import nvme
-from sqtools import add_tenants, keep_report, stats
-from testbed import CLI, REPO, Guest
-from vgcli import cli_json, cli_ok, eventually, tenant_objects
+from harness import fio, nvme
+from harness.counters import stats
+from harness.reports import keep_report
+from harness.tenants import add_tenants
+from harness.testbed import CLI, REPO, Guest
+from harness.vgcli import cli_json, cli_ok, eventually, tenant_objects
 
 A, B = "10.77.0.11", "10.77.0.12"
 CHUNK = "16k"

@@ -16,8 +16,8 @@ import re
 
 import pytest
 
-from testbed import REPO, Guest
-from vgcli import cli_json, cli_ok
+from harness.testbed import REPO, Guest
+from harness.vgcli import cli_json, cli_ok
 
 FAKEDEV = REPO / "tests" / "integration" / "fakedev" / "vg_fakedev.ko"
 FAKEULP = REPO / "tests" / "integration" / "fakedev" / "vg_fakeulp.ko"

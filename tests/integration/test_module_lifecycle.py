@@ -3,7 +3,7 @@ netlink, and loads and unloads cleanly any number of times."""
 import json
 from pathlib import Path
 
-from testbed import CLI, REPO, SYSFS, Guest
+from harness.testbed import CLI, REPO, SYSFS, Guest
 
 VERSION = (REPO / "VERSION").read_text().strip()
 CYCLES = 20

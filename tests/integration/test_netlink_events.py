@@ -3,7 +3,7 @@ registered, however the module's load and unload race the QPs that cause
 them."""
 import json
 
-from testbed import VGLOAD
+from harness.traffic import client_command
 
 EVENTS = "tests/integration/guest/genl_events.py"
 CYCLES = 20
@@ -24,9 +24,9 @@ def test_no_event_outside_the_family_lifetime(guest):
                        "/tmp/events.json")
     g.run(f"for i in $(seq 100); do [ -e {ready} ] && exit 0; sleep 0.1; "
           "done; exit 1", check=True)
-    storm = g.spawn(f"exec {VGLOAD} client --mode qp-storm "
-                    "--dev vgev --qps 4 --rate 2000 --duration 3600 "
-                    "--interval 0", "/tmp/storm.log")
+    storm = g.spawn("exec " + client_command(
+        "--mode qp-storm --dev vgev --qps 4 --rate 2000 --duration 3600 "
+        "--interval 0"), "/tmp/storm.log")
     try:
         for cycle in range(CYCLES):
             if cycle:

@@ -12,8 +12,8 @@ the sender, not a verbsgate warning, and are not counted.)
 import json
 import os
 
-from testbed import SYSFS, Guest
-from vgcli import tenant_objects
+from harness.testbed import SYSFS, Guest
+from harness.vgcli import tenant_objects
 
 FUZZ = "tests/integration/guest/genl_fuzz.py"
 MESSAGES = int(os.environ.get("VG_FUZZ_MESSAGES", "30000"))

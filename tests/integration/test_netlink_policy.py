@@ -3,9 +3,9 @@ import errno
 import json
 import struct
 
-from rawgenl import GENL_RAW, raw_batch
-from testbed import CLI
-from vgcli import spawn_monitor
+from harness.rawgenl import GENL_RAW, raw_batch
+from harness.testbed import CLI
+from harness.vgcli import spawn_monitor
 
 CMD_GET_STATUS, CMD_DEV_GET = 1, 2
 ATTR_DEV_INDEX, ATTR_DEV_NAME, ATTR_DEV_DRIVER = 4, 5, 6

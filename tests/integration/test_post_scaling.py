@@ -11,9 +11,9 @@ report (pytest -s or -rP shows it; VERBSGATE_REPORT=FILE appends it to
 FILE); `make bench-post` prints the same table with the target of
 docs/performance.md.
 """
-import postscale
-from postscale import SHARE
-from sqtools import keep_report
+from harness import postscale
+from harness.postscale import SHARE
+from harness.reports import keep_report
 
 # Two posters without verbsgate must beat one by this much, or the test
 # bed cannot show parallel posting at all: an idle host gives 1.8 to 2;

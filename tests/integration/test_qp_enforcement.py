@@ -3,9 +3,9 @@ says of each tracked QP whether its posts are enforced, only tracked, or
 cannot be shaped and why; `verbsgate dev show` and sysfs count them per
 device, with the QPs verbsgate does not track at all (created before it
 was loaded, or of a type it does not follow)."""
-from nvme import nvme_over_rdma
-from testbed import SYSFS
-from vgcli import cli_json
+from harness.nvme import nvme_over_rdma
+from harness.testbed import SYSFS
+from harness.vgcli import cli_json
 
 PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1"
 DEVDIR = f"{SYSFS}/devices/rxe0"

@@ -7,8 +7,8 @@ if a WRITE does not complete or its bytes differ. Each test runs it
 without verbsgate first: what verbsgate must keep working has to work on
 the stock driver.
 """
-from testbed import REPO, Guest
-from vgcli import cli_json, cli_ok
+from harness.testbed import REPO, Guest
+from harness.vgcli import cli_json, cli_ok
 
 RCPAIR = REPO / "tests" / "integration" / "rcpair" / "vg_rcpair.ko"
 SQCAP = REPO / "tests" / "integration" / "sqcap" / "vg_sqcap.ko"

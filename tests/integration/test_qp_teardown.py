@@ -9,8 +9,8 @@ completion that points into it. vg_kqp (tests/integration/kqp) does 200
 such destroys with the guest's SLUB debugging on (testbed.py), against
 softirq-polled and directly polled CQs, with and without verbsgate.
 """
-from testbed import REPO, Guest
-from vgcli import cli_ok, cli_json
+from harness.testbed import REPO, Guest
+from harness.vgcli import cli_json, cli_ok
 
 KQP = REPO / "tests" / "integration" / "kqp" / "vg_kqp.ko"
 ROUNDS = 200

@@ -6,9 +6,9 @@ counts, sysfs and QP_CLASSIFIED events agree."""
 import json
 import re
 
-from nvme import nvme_over_rdma
-from testbed import SYSFS, Guest
-from vgcli import cli_ok, eventually, spawn_monitor, tenant_objects
+from harness.nvme import nvme_over_rdma
+from harness.testbed import SYSFS, Guest
+from harness.vgcli import cli_ok, eventually, spawn_monitor, tenant_objects
 
 PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000"
 BLUE = "/sys/fs/cgroup/blue"

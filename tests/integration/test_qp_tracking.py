@@ -4,7 +4,7 @@ kernel QPs, and the addresses once connected. It forgets them when they
 are destroyed, and unloads safely while QPs come and go."""
 import re
 
-from nvme import nvme_over_rdma
+from harness.nvme import nvme_over_rdma
 
 QPS = "/sys/kernel/debug/verbsgate/qps"
 PINGPONG = "ibv_rc_pingpong -d rxe0 -g 1"

@@ -13,8 +13,8 @@ the later chunks). The same run passes without verbsgate.
 """
 import pytest
 
-from testbed import REPO, Guest
-from vgcli import cli_ok
+from harness.testbed import REPO, Guest
+from harness.vgcli import cli_ok
 
 MODULE = REPO / "tests" / "integration" / "readinv" / "vg_readinv.ko"
 BYTES = 256 * 1024

@@ -24,9 +24,10 @@ pause inside a message longer than the QP's timeout must not fail it.
 import json
 import re
 
-from sqtools import (FULL, SQHOLD_MODULE, SQHOLD_PARAMS, add_tenants,
-                     gid_index, in_cgroup, stats, tool)
-from vgcli import cli_ok, eventually
+from harness.counters import stats
+from harness.tenants import add_tenants, in_cgroup
+from harness.traffic import FULL, SQHOLD_MODULE, SQHOLD_PARAMS, gid_index, tool
+from harness.vgcli import cli_ok, eventually
 
 RDMA_CORE_TESTS = "/usr/share/doc/rdma-core/tests"
 # vg_sqhold releasing 4 KB (four 1 KB packets) of a WQE per timer tick

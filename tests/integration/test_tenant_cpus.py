@@ -1,7 +1,7 @@
 """Tenants on their own vCPUs (issue #23): the guest has two, and a
 pinned isolation test puts the victim's cgroup on vCPU 0, the attacker's
 on vCPU 1, and the test bed's own processes (the agent, its commands and
-servers) next to the attacker (sqtools.pin_cgroups()), so that what the
+servers) next to the attacker (tenants.pin_cgroups()), so that what the
 attacker does to the victim goes through the device, not through a CPU
 they share.
 
@@ -28,9 +28,10 @@ more than the burner's pinned effect; docs/testbed.md).
 from math import log
 from statistics import median
 
-from sqtools import (CGROUPS, empty_cgroups, in_cgroup, pin_cgroups,
-                     report, stop_vgload, vgload_result)
-from wire import LABEL, LOCAL, Wire, far_server, near_client
+from harness.reports import report
+from harness.tenants import CGROUPS, empty_cgroups, in_cgroup, pin_cgroups
+from harness.traffic import stop_vgload, vgload_result
+from harness.wire import LABEL, LOCAL, Wire, far_server, near_client
 
 # The layout of pinned isolation tests: the test bed's own processes
 # share the attacker's vCPU.

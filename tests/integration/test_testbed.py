@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from testbed import FAULT_MODULE, Guest, GuestError, guest_clock
+from harness.testbed import FAULT_MODULE, Guest, GuestError, guest_clock
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ and JSON), sysfs and the refusal counter agree; bad values are refused
 and change nothing."""
 import json
 
-from nvme import nvme_over_rdma
-from rawgenl import raw_batch
-from testbed import SYSFS, Guest
-from vgcli import cli_ok
+from harness.nvme import nvme_over_rdma
+from harness.rawgenl import raw_batch
+from harness.testbed import SYSFS, Guest
+from harness.vgcli import cli_ok
 
 DEV_SET, DEV_NAME, DEV_USER_QPS = 7, 5, 51
 DEVDIR = f"{SYSFS}/devices/rxe0"

@@ -24,10 +24,11 @@ import re
 
 import pytest
 
-from sqtools import (SQHOLD_MODULE, SQHOLD_PARAMS, VGLOAD, gid_index, stats,
-                     usq_objects)
-from testbed import SYSFS
-from vgcli import eventually
+from harness.counters import stats, usq_objects
+from harness.testbed import SYSFS
+from harness.traffic import (SQHOLD_MODULE, SQHOLD_PARAMS, gid_index,
+                             vgload_client, vgload_server)
+from harness.vgcli import eventually
 
 POLICY = "/sys/kernel/debug/verbsgate/rxe_policy"
 REGISTERED = "send queue policy verbsgate registered"
@@ -109,19 +110,11 @@ def traffic(g, port: int, seconds: int) -> tuple[int, int, str]:
     """vgload RDMA WRITEs for @seconds, started and seen running.
     Returns the server's and client's pids and the client's log, which
     ends with rc=<exit status>."""
-    if not VGLOAD.exists():
-        pytest.fail(f"{VGLOAD} is not built; run 'make userspace'",
-                    pytrace=False)
-    server = g.spawn(f"exec {VGLOAD} server --port {port} --quiet --once",
-                     f"/tmp/vgload-server-{port}.log")
-    eventually("the vgload server listening",
-               lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
-                            .out.strip()), True)
+    server = vgload_server(g, port, 1)
     log = f"/tmp/vgload-client-{port}.log"
-    # The pid is the shell's, which outlives vgload to log its status.
-    client = g.spawn(f"{VGLOAD} client {g.ip} --port {port} --size 4K "
-                     f"--depth 8 --duration {seconds} --interval 0; "
-                     "echo rc=$?", log)
+    client = vgload_client(g, "", port, "--size 4K --depth 8 "
+                           f"--duration {seconds}", log, interval=0,
+                           status=True)
     before = sent_pkts(g)
     eventually("vgload sending", lambda: sent_pkts(g) > before + 100,
                True)

@@ -21,14 +21,16 @@ import shlex
 
 import pytest
 
-from sqtools import (CLI, VGLOAD, add_tenants, delta, device_rate,
-                     gid_index, in_cgroup, make_cgroups, report, stats,
-                     tool, usq_objects, vgload_client, vgload_result,
-                     vgload_server, window_bytes)
-from testbed import SYSFS, Guest
-from vgcli import cli_json, cli_ok, dev, eventually, port1, tenant_objects
-from wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT, WireCounts,
-                  pinned_wire)
+from harness.counters import delta, stats, usq_objects
+from harness.reports import report
+from harness.tenants import add_tenants, in_cgroup, make_cgroups
+from harness.testbed import CLI, SYSFS, VGLOAD, Guest
+from harness.traffic import (client_command, gid_index, tool, vgload_client,
+                             vgload_result, vgload_server, window_bytes)
+from harness.vgcli import (cli_json, cli_ok, dev, device_rate, eventually,
+                           port1, tenant_objects)
+from harness.wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT,
+                          WireCounts, pinned_wire)
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -118,10 +120,11 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
     logs = [(t, f"/tmp/clients-{port}-{i}.log") for i, (t, _) in
             enumerate(spec)]
     to = f"{FAR_ADDR} --dev {g.rxe_dev}" if wire else g.ip
-    client = f"{VGLOAD} client {to} --port {port} --json --interval 1 " \
-        f"--duration {RUN_S} --poll event"
-    g.run("; ".join(f"({in_cgroup(t, f'{client} {args}')} >{log} 2>&1 &)"
-                   for (t, args), (_, log) in zip(spec, logs)), check=True)
+    common = f"{to} --port {port} --json --interval 1 --duration {RUN_S} " \
+        "--poll event"
+    g.run("; ".join(f"({client_command(f'{common} {args}', t)} >{log} "
+                    "2>&1 &)" for (t, args), (_, log) in zip(spec, logs)),
+          check=True)
     counted = window(g, "[v]gload client", len(spec))
     out = {t: {"vgload": 0, **counted.get(t, {})} for t, _ in spec}
     for t, log in logs:

@@ -14,11 +14,12 @@ import json
 import os
 import shlex
 
-from sqtools import (FULL, add_tenants, gid_index, in_cgroup, make_cgroups,
-                     stats, stop_vgload, tool, vgload_client, vgload_result,
-                     vgload_server)
-from testbed import CLI, MODULE, SYSFS
-from vgcli import cli_ok, eventually
+from harness.counters import stats
+from harness.tenants import add_tenants, in_cgroup, make_cgroups
+from harness.testbed import CLI, MODULE, SYSFS
+from harness.traffic import (FULL, gid_index, stop_vgload, tool, vgload_client,
+                             vgload_result, vgload_server)
+from harness.vgcli import cli_ok, eventually
 
 # Unprivileged, with the memory lock limit an RDMA host gives its tenants
 # (root's default would refuse to pin a 16 MB buffer).

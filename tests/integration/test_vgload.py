@@ -18,7 +18,8 @@ import time
 
 import pytest
 
-from testbed import VGLOAD
+from harness.testbed import VGLOAD
+from harness.traffic import client_command
 
 # Distinct TCP ports per server so a slow teardown never collides.
 _ports = itertools.count(18700)
@@ -72,7 +73,7 @@ class Vg:
 
     def client_cmd(self, args: str, srv: "Server | None") -> str:
         target = f"{self.ip} --port {srv.port}" if srv else ""
-        return f"{self.bin} client {target} --json --interval 0.5 {args}"
+        return client_command(f"{target} --json --interval 0.5 {args}")
 
     def clients(self, runs: list[str], srv: "Server | None" = None,
                 counters: bool = False, timeout: float = 120) -> list[dict]:

@@ -6,15 +6,18 @@ short: for a user-space latency tenant next to a WRITE stream, and for
 an NVMe-oF one next to two readers. Each victim's p99 with verbsgate is
 reported against its p99 alone; issue #23 aims at 1.5 times, measured
 over pacing settings by `make wire-sweep` and `make wire-nvme`."""
-import fio
-import nvme
-from sqtools import (add_tenants, delta, deltas, make_cgroups, report,
-                     stats, vgload_result)
-from vgcli import cli_ok
-from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
-                  LOCAL, PACED_MBIT, PORT_QUEUE, PORT_QUEUE_BYTES, Wire,
-                  WireCounts, far_server, near_client, nvme_across,
-                  pinned_wire, victim_run)
+from harness import fio, nvme
+from harness.counters import delta, deltas, stats
+from harness.reports import report
+from harness.tenants import add_tenants, make_cgroups
+from harness.traffic import vgload_result
+from harness.vgcli import cli_ok
+from harness.wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES,
+                          LINE_RATE, LOCAL, NVME_BULK_WEIGHT, NVME_CPUS,
+                          NVME_EDGE, NVME_LATENCY, NVME_SECONDS, PACED_MBIT,
+                          PORT_QUEUE, PORT_QUEUE_BYTES, Wire, WireCounts,
+                          far_server, near_client, nvme_across, pinned_wire,
+                          victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -28,15 +31,6 @@ HOL_FACTOR = 10
 PACED = "20mbit"
 CHUNK = "4k"
 PROTECTS = 5
-# NVMe-oF tenants across the wire: verbsgate paces the far device, whose
-# target QPs send the read data, at PACED_MBIT; each run's reads last this
-# long, and their rates are measured but for its edges (fio.read_rates()).
-NVME_SECONDS = 15
-NVME_EDGE = 3
-# The NVMe tenants' fio jobs, each on a vCPU of its own (fio's
-# cpus_allowed: they are selected by address, not cgroup), so that they
-# share the port, not a vCPU; the latency tenant on the first.
-NVME_CPUS = ("0", "1")
 
 
 def test_traffic_crosses_the_port(guest):
@@ -190,16 +184,6 @@ def test_nvme_tenants_share_the_port_by_weight(rxe_kept):
 
 # The time the port takes to send what its queue holds when full.
 QUEUE_DRAIN_NS = PORT_QUEUE_BYTES / LINE_BYTES * 1e9
-# An NVMe-oF latency tenant on the wire: 512 B random reads, one
-# outstanding, 200 a second. At this line rate a 4 KB read is 1.3 ms of
-# the port's time, so the smallest NVMe read stands for a small message;
-# unbounded, 4 KB reads at queue depth 1 filled the port on their own.
-NVME_LATENCY = {"bs": "512", "rate_iops": 200}
-# The bulk tenants' weights against the latency tenant's 1: while a
-# latency tenant exists, the bandwidth tenants are guaranteed Rmin, their
-# weights / (their weights + 1) of maxrate (docs/sysfs.md); with the
-# default tenant's 1, here 39/40 of it.
-NVME_BULK_WEIGHT = 19
 NVME_LATENCY_PACING = (f"maxrate {PACED_MBIT}mbit chunk 4k chunk-nolat 4k "
                        "burst 4k enforce on")
 

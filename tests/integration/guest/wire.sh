@@ -1,5 +1,5 @@
 #!/bin/sh
-# Wire mode of the test bed (tests/integration/wire.py): RDMA traffic from
+# Wire mode of the test bed (tests/integration/harness/wire.py): RDMA traffic from
 # rxe0 (vg0, 10.77.0.1) to a second device, rxe1 on vg1 (10.77.0.2),
 # crosses the veth pair instead of rxe's loopback, and each end's egress
 # is a port: a token bucket at the line rate with a bounded queue. So

@@ -2,7 +2,7 @@
 /*
  * insncount: a QEMU TCG plugin that counts the guest kernel instructions
  * executed, by the address of the translation block that ran them, for
- * `make bench-usq` (tests/integration/insnprof.py).
+ * `make bench-usq` (tests/integration/harness/insnprof.py).
  *
  * Throughput in the emulated test bed spreads by several percent from
  * run to run; the instructions the guest kernel executes per operation

@@ -13,7 +13,7 @@ behind (a test that died half-way, a killed guest command).
 """
 from contextlib import ExitStack, contextmanager
 
-from testbed import Guest
+from harness.testbed import Guest
 
 NVMET = "/sys/kernel/config/nvmet"
 NULLB = "/sys/kernel/config/nullb"

@@ -3,7 +3,7 @@ by tests/integration/guest/genl_raw.py: what the CLI never sends, for the
 tests of strict validation and permissions."""
 import json
 
-from testbed import Guest
+from harness.testbed import Guest
 
 GENL_RAW = "tests/integration/guest/genl_raw.py"
 

@@ -8,9 +8,11 @@ against another server, and collects both JSON reports. Repetitions are
 interleaved so "alone" and "attacked" runs sample the same host load.
 Writes the raw reports (JSON) and a Markdown table with medians.
 
-    python3 tests/integration/baseline.py [--reps 5] [--duration 5]
+    export PYTHONPATH=tests/integration
+    python3 tests/integration/targets/baseline.py [--reps 5] [--duration 5]
         [--out build/baseline] [--victims latency,...] [--attackers none,...]
-    python3 tests/integration/baseline.py --render build/baseline/results.json
+    python3 tests/integration/targets/baseline.py \
+        --render build/baseline/results.json
 
 This is the table verbsgate must later beat; docs/baseline.md records a
 run of it. Not a test: it asserts nothing and takes ~10 minutes.
@@ -20,13 +22,12 @@ import json
 import platform
 import statistics
 import subprocess
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from testbed import VGLOAD, Guest  # noqa: E402
+from harness.testbed import VGLOAD, Guest
+from harness.traffic import client_command, vgload_server
 
 VICTIMS = {
     "latency": "--op write --size 16 --depth 1",
@@ -56,28 +57,26 @@ def median(xs):
 
 
 class Bed:
-    def __init__(self, guest: Guest, vgload: Path, duration: float,
-                 warmup: float):
-        self.g, self.bin = guest, vgload
+    def __init__(self, guest: Guest, duration: float, warmup: float):
+        self.g = guest
         self.duration, self.warmup = duration, warmup
 
     def victim_cmd(self, args: str) -> str:
-        return (f"{self.bin} client {self.g.ip} --port {VICTIM_PORT} --json "
-                f"--warmup {self.warmup:g} --duration {self.duration:g} {args}")
+        return client_command(
+            f"{self.g.ip} --port {VICTIM_PORT} --json --warmup "
+            f"{self.warmup:g} --duration {self.duration:g} {args}")
 
     def attacker_cmd(self, args: str) -> str:
         span = self.warmup + self.duration + 3
         target = "" if "storm" in args else f"{self.g.ip} --port {ATTACKER_PORT}"
         poll = "" if "storm" in args else "--poll event"
-        return (f"{self.bin} client {target} --json --quiet "
-                f"--duration {span:g} {poll} {args}")
+        return client_command(f"{target} --json --quiet --duration {span:g} "
+                              f"{poll} {args}")
 
     def start_servers(self):
         # The guest is ours alone for the run; Guest.stop() ends them.
         for port in (VICTIM_PORT, ATTACKER_PORT):
-            self.g.spawn(f"exec {self.bin} server --json --quiet --port {port}",
-                         f"/tmp/vg-server-{port}.log")
-        self.g.run("sleep 1")
+            vgload_server(self.g, port)
 
     def run_pair(self, victim: str, attacker: str | None) -> dict:
         vcmd = self.victim_cmd(victim)
@@ -194,8 +193,7 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
 
     with Guest() as g:
-        vgload = VGLOAD
-        bed = Bed(g, vgload, args.duration, args.warmup)
+        bed = Bed(g, args.duration, args.warmup)
         machine = {
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "host_cpu": subprocess.run(
@@ -210,7 +208,7 @@ def main():
             "guest": f"-smp {g.smp} -m {g.memory_mb}, accel=tcg",
             "guest_kernel": g.run("uname -r").out.strip(),
             "rxe": g.run(f"rdma link show {g.rxe_dev}/1").out.strip(),
-            "vgload": g.run(f"{vgload} --version").out.strip(),
+            "vgload": g.run(f"{VGLOAD} --version").out.strip(),
             "host_load_start": open("/proc/loadavg").read().split()[:3],
         }
         bed.start_servers()

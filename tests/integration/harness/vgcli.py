@@ -3,7 +3,7 @@ guest and for waiting on state that settles asynchronously."""
 import json
 import time
 
-from testbed import CLI, Guest
+from harness.testbed import CLI, Guest
 
 
 def cli_ok(g: Guest, args: str) -> str:
@@ -57,3 +57,8 @@ def eventually(what: str, probe, want, tries: int = 300):
             return
         time.sleep(0.1)
     raise AssertionError(f"{what}: {got}, expected {want}")
+
+
+def device_rate(g: Guest, rate: str):
+    """Paces the test bed's rxe device at @rate (`dev set ... maxrate`)."""
+    cli_ok(g, f"dev set {g.rxe_dev} maxrate {rate}")

@@ -32,15 +32,15 @@ import traceback
 from contextlib import ExitStack
 from dataclasses import asdict
 
-import fio
-import nvme
-from sqtools import build_report, delta, stats
-from test_wire import (NVME_BULK_WEIGHT, NVME_EDGE, NVME_LATENCY,
-                       NVME_SECONDS)
-from testbed import Guest, GuestError
-from vgcli import cli_ok
-from wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES, LINE_RATE,
-                  PACED_MBIT, PORT_QUEUE, Wire, nvme_across)
+from harness import fio, nvme
+from harness.counters import delta, stats
+from harness.reports import build_report
+from harness.testbed import Guest, GuestError
+from harness.vgcli import cli_ok
+from harness.wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES,
+                          LINE_RATE, NVME_BULK_WEIGHT, NVME_EDGE, NVME_LATENCY,
+                          NVME_SECONDS, PACED_MBIT, PORT_QUEUE, Wire,
+                          nvme_across)
 
 ROUNDS = int(os.environ.get("VG_WIRE_ROUNDS", "3"))
 CAPS = [int(x) for x in

@@ -20,10 +20,11 @@ import json
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 
-import nvme
-from sqtools import (empty_cgroups, pin_cgroups, stop_vgload, vgload_client,
-                     vgload_result, vgload_server)
-from testbed import REPO, Guest
+from harness import nvme
+from harness.tenants import empty_cgroups, pin_cgroups
+from harness.testbed import REPO, Guest
+from harness.traffic import (stop_vgload, vgload_client, vgload_result,
+                             vgload_server)
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # A rate the emulated rxe sustains with headroom: across the veth, with
@@ -57,6 +58,25 @@ LABEL = "emulated (rxe in QEMU TCG), wire mode"
 LATENCY_TENANT = "--op write --size 64 --depth 1 --duration 5"
 STREAM_TENANT = "--mode bw --duration 8"
 
+# NVMe-oF tenants across the wire: verbsgate paces the far device, whose
+# target QPs send the read data, at PACED_MBIT; each run's reads last this
+# long, and their rates are measured but for its edges (fio.read_rates()).
+NVME_SECONDS = 15
+NVME_EDGE = 3
+# The NVMe tenants' fio jobs, each on a vCPU of its own (fio's
+# cpus_allowed: they are selected by address, not cgroup), so that they
+# share the port, not a vCPU; the latency tenant on the first.
+NVME_CPUS = ("0", "1")
+# An NVMe-oF latency tenant on the wire: 512 B random reads, one
+# outstanding, 200 a second. At this line rate a 4 KB read is 1.3 ms of
+# the port's time, so the smallest NVMe read stands for a small message;
+# unbounded, 4 KB reads at queue depth 1 filled the port on their own.
+NVME_LATENCY = {"bs": "512", "rate_iops": 200}
+# The bulk tenants' weights against the latency tenant's 1: while a
+# latency tenant exists, the bandwidth tenants are guaranteed Rmin, their
+# weights / (their weights + 1) of maxrate (docs/sysfs.md); with the
+# default tenant's 1, here 39/40 of it.
+NVME_BULK_WEIGHT = 19
 
 # How each end receives (guest/wire.sh): "rps", every packet of a QP on
 # one vCPU in order, for streams; "backlog", on its sender's vCPU, for a
@@ -150,7 +170,7 @@ class Wire:
 def pinned_wire(g: Guest, tenants: dict[str, str], order: str = ORDERED,
                 testbed: str = ""):
     """The wire (a Wire in @order) with each tenant's cgroup on its own
-    vCPUs (@tenants: name to cpuset.cpus, sqtools.pin_cgroups(); with
+    vCPUs (@tenants: name to cpuset.cpus, tenants.pin_cgroups(); with
     @testbed, the test bed's own processes on those): what isolation
     tests between tenants run in, so that the tenants share the port,
     not a vCPU. Yields the Wire; on the way out the tenants' cgroups are

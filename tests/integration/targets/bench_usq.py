@@ -52,10 +52,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-import insnprof
-from sqtools import (SQHOLD_MODULE, add_tenants, make_cgroups, stop_vgload,
-                     vgload_client, vgload_result, vgload_server)
-from testbed import Guest, GuestError
+from harness import insnprof
+from harness.tenants import add_tenants, make_cgroups
+from harness.testbed import Guest, GuestError
+from harness.traffic import (SQHOLD_MODULE, stop_vgload, vgload_client,
+                             vgload_result, vgload_server)
 
 LABEL = "emulated (rxe in QEMU TCG)"
 ROUNDS = int(os.environ.get("VG_BENCH_ROUNDS", "8"))

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 GUEST_DIR = REPO / "tests" / "integration" / "guest"
 MODULE = REPO / "kmod" / "verbsgate.ko"
 # The module's sysfs tree, in the guest (docs/sysfs.md).

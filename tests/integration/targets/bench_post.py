@@ -10,9 +10,9 @@ anything, and only on a host with two CPUs free for the guest's vCPUs
 """
 import sys
 
-import postscale
-from postscale import SHARE
-from testbed import Guest, GuestError
+from harness import postscale
+from harness.postscale import SHARE
+from harness.testbed import Guest, GuestError
 
 
 def main() -> int:

@@ -18,7 +18,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from testbed import Guest
+from harness.testbed import Guest
 
 # allow_file_create=0: every job's file is a block device. A pass that
 # starts after its device went away (a repeating run across a disconnect)

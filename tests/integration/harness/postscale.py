@@ -33,8 +33,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from testbed import REPO, Guest
-from vgcli import cli_json, cli_ok
+from harness.testbed import REPO, Guest
+from harness.vgcli import cli_json, cli_ok
 
 KPOST = REPO / "tests" / "integration" / "kpost" / "vg_kpost.ko"
 LABEL = "emulated (rxe in QEMU TCG)"

@@ -19,11 +19,12 @@ import sys
 import traceback
 from contextlib import nullcontext
 
-from sqtools import add_tenants, build_report, make_cgroups, pin_cgroups
-from testbed import Guest, GuestError
-from vgcli import cli_ok
-from wire import (LATENCY_TENANT, LINE_RATE, LOCAL, PACING, PORT_QUEUE,
-                  STREAM_TENANT, Wire, victim_run)
+from harness.reports import build_report
+from harness.tenants import add_tenants, make_cgroups, pin_cgroups
+from harness.testbed import Guest, GuestError
+from harness.vgcli import cli_ok
+from harness.wire import (LATENCY_TENANT, LINE_RATE, LOCAL, PACING, PORT_QUEUE,
+                          STREAM_TENANT, Wire, victim_run)
 
 ROUNDS = int(os.environ.get("VG_MODES_ROUNDS", "3"))
 MODES = ("loopback", "wire")

@@ -12,12 +12,12 @@ devices), module off versus on; and a clean unload.
 import sys
 import time
 
-import fio
-import nvme
-from sqtools import add_tenants, make_cgroups, pin_cgroups
-from testbed import CLI, MODULE, Guest, GuestError
-from wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL, PACING,
-                  PORT_QUEUE, STREAM_TENANT, Wire, WireCounts, victim_run)
+from harness import fio, nvme
+from harness.tenants import add_tenants, make_cgroups, pin_cgroups
+from harness.testbed import CLI, MODULE, Guest, GuestError
+from harness.wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL, PACING,
+                          PORT_QUEUE, STREAM_TENANT, Wire, WireCounts,
+                          victim_run)
 
 TENANTS = {"a": "10.77.0.11", "b": "10.77.0.12"}
 SECONDS = 15

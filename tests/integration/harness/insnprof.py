@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 import tempfile
 
-from testbed import BUILD_DIR, Guest
+from harness.testbed import BUILD_DIR, Guest
 
 PLUGIN = BUILD_DIR / "insncount.so"
 # Once per completed WQE (rxe_comp.c), in the stock and the patched rdma_rxe.

@@ -34,11 +34,12 @@ import statistics
 import sys
 import traceback
 
-from sqtools import add_tenants, build_report, make_cgroups, pin_cgroups
-from testbed import Guest, GuestError
-from vgcli import cli_ok
-from wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL, STREAM_TENANT,
-                  Wire, victim_run)
+from harness.reports import build_report
+from harness.tenants import add_tenants, make_cgroups, pin_cgroups
+from harness.testbed import Guest, GuestError
+from harness.vgcli import cli_ok
+from harness.wire import (LABEL, LATENCY_TENANT, LINE_RATE, LOCAL,
+                          STREAM_TENANT, Wire, victim_run)
 
 SETTINGS = os.environ.get(
     "VG_WIRE_SETTINGS",

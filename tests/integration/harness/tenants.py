@@ -1,0 +1,71 @@
+"""Tenants of the tests: cgroups (made, pinned to vCPUs, emptied) and
+verbsgate tenants added over them or over other selectors."""
+import shlex
+
+from harness.testbed import Guest
+
+CGROUPS = "/sys/fs/cgroup"
+
+
+def in_cgroup(cgroup: str, cmd: str) -> str:
+    """A shell command that runs cmd in cgroup (a directory name under
+    the cgroup root), which it enters first."""
+    return "sh -c " + shlex.quote(
+        f"echo $$ > {CGROUPS}/{cgroup}/cgroup.procs && exec {cmd}")
+
+
+def make_cgroups(g: Guest, names):
+    """cgroups directly under the root, for in_cgroup()."""
+    g.run("mkdir -p " + " ".join(f"{CGROUPS}/{n}" for n in names),
+          check=True)
+
+
+# The cgroup of the test bed's own processes while tenants are pinned.
+TESTBED_CGROUP = "testbed"
+
+
+def pin_cgroups(g: Guest, cpus: dict[str, str], testbed: str = ""):
+    """Each cgroup (made if missing) on its own vCPUs: cpus maps a name to
+    its cpuset.cpus ("0", "1-2"; "" for the parent's set again). With
+    testbed, the guest's agent, and so every command and server it starts
+    outside a tenant's cgroup, moves to cgroup TESTBED_CGROUP on those
+    vCPUs: otherwise, with the attacker's vCPU busy, the scheduler puts
+    the test bed's own work on the victim's. The test bed's reset
+    (conftest.py) unpins every cgroup and moves the agent back."""
+    make_cgroups(g, [*cpus, TESTBED_CGROUP])
+    g.run(f"echo +cpuset > {CGROUPS}/cgroup.subtree_control", check=True)
+    # The shell's parent is the agent; a populated cgroup refuses "".
+    home = f"{CGROUPS}/{TESTBED_CGROUP}" if testbed else CGROUPS
+    g.run(f"echo $PPID > {home}/cgroup.procs", check=True)
+    for name, c in {**cpus, TESTBED_CGROUP: testbed}.items():
+        g.run(f"echo '{c}' > {CGROUPS}/{name}/cpuset.cpus", check=True)
+
+
+def empty_cgroups(g: Guest, names):
+    """Kill every process in the cgroups and wait until they are empty
+    (a populated cgroup refuses to be unpinned)."""
+    if not names:
+        return
+    paths = " ".join(f"{CGROUPS}/{n}" for n in names)
+    g.run(f"for d in {paths}; do [ -d $d ] || continue; "
+          "kill -9 $(cat $d/cgroup.procs) 2>/dev/null; "
+          "for i in $(seq 100); do "
+          "grep -qx 'populated 0' $d/cgroup.events && break; sleep 0.1; "
+          "done; grep -qx 'populated 0' $d/cgroup.events || "
+          "{ echo $d is still populated; exit 1; }; done", check=True)
+
+
+# The CLI's tenant selectors (`verbsgate tenant help`).
+SELECTORS = ("cgroup", "ulp", "local", "peer")
+
+
+def add_tenants(g: Guest, spec: dict[str, str]):
+    """`tenant add NAME REST` for each NAME: REST in @spec. A REST that
+    starts with no selector (class, weight) selects the cgroup /NAME,
+    made if missing: a tenant named after its cgroup."""
+    for name, rest in spec.items():
+        if rest.split()[0] not in SELECTORS:
+            make_cgroups(g, [name])
+            rest = f"cgroup /{name} {rest}"
+        res = g.cli(f"tenant add {name} {rest}")
+        assert res.ok, f"tenant add {name} {rest}: {res.out}"

@@ -1,0 +1,115 @@
+"""Traffic in the guest: vgload servers and clients (the one way the
+tests start, read and stop them), and the user-space tools of
+tests/integration/sqhold, built once per session; the GID index they
+address."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from harness.nvme import GID_SLOTS, ipv4_gid
+from harness.tenants import in_cgroup
+from harness.testbed import BUILD_DIR, REPO, VGLOAD, Guest
+from harness.vgcli import eventually
+
+SQHOLD = REPO / "tests" / "integration" / "sqhold"
+SQHOLD_MODULE = SQHOLD / "vg_sqhold.ko"
+SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
+# `make usq-full` (VG_USQ_FULL=1) runs the longer forms these tests have:
+# more operations, reloads and policies; `make check` the shorter ones,
+# which assert the same verdicts.
+FULL = os.environ.get("VG_USQ_FULL") == "1"
+
+# Extra compiler flags per tool (vg_nodoorbell and vg_usqattack replace
+# write(2), which librxe calls, so their symbols must be dynamic).
+_FLAGS = {"vg_nodoorbell": ["-rdynamic"], "vg_usqattack": ["-rdynamic"]}
+_built: set[str] = set()
+
+
+def tool(name: str):
+    """tests/integration/sqhold/<name>.c, built into BUILD_DIR/tests once
+    per session (the guest sees it at the same path)."""
+    out = BUILD_DIR / "tests" / name
+    if name not in _built:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["gcc", "-O2", "-Wall", *_FLAGS.get(name, []),
+                        "-o", str(out), str(SQHOLD / f"{name}.c"),
+                        "-libverbs"], check=True)
+        _built.add(name)
+    return out
+
+
+def gid_index(g: Guest, addr: str | None = None) -> int:
+    """Index of the IPv4-mapped GID of addr (default: the guest's) in the
+    rxe device's port 1 table."""
+    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
+    res = g.run(f"cd {path} && for i in $(seq 0 {GID_SLOTS - 1}); do "
+                f"grep -qx {ipv4_gid(addr or g.ip)} $i && echo $i && "
+                "exit 0; done; exit 1", check=True)
+    return int(res.out.split()[0])
+
+
+def vgload_server(g: Guest, port: int, sessions: int = 0,
+                  dev: str = "") -> int:
+    """A vgload server for @sessions sessions (0: until stopped), on
+    device @dev (else the first active one), seen listening."""
+    if not VGLOAD.exists():
+        pytest.fail(f"{VGLOAD} is not built; run 'make userspace'",
+                    pytrace=False)
+    on = f"--dev {dev} " if dev else ""
+    count = f"--sessions {sessions} " if sessions else ""
+    pid = g.spawn(f"exec {VGLOAD} server {on}--port {port} {count}--quiet",
+                  f"/tmp/vgload-server-{port}.log")
+    eventually("the vgload server listening",
+               lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
+                            .out.strip()), True)
+    return pid
+
+
+def client_command(args: str, cgroup: str = "") -> str:
+    """The shell command of a vgload client with @args, in @cgroup if
+    given: for clients a test starts together in one guest command."""
+    cmd = f"{VGLOAD} client {args}"
+    return in_cgroup(cgroup, cmd) if cgroup else cmd
+
+
+def vgload_client(g: Guest, cgroup: str, port: int, args: str,
+                  log: str, server: str = "", interval: int = 1,
+                  status: bool = False) -> int:
+    """A vgload client in cgroup ("" for the agent's), in the background,
+    JSON to log, to the server at @server (default: the guest's address)
+    with a report every @interval seconds (0: none); with @status, the
+    log ends with rc=<its exit status>. Returns the pid of the shell that
+    runs it."""
+    cmd = client_command(f"{server or g.ip} --port {port} --json "
+                         f"--interval {interval} {args}", cgroup)
+    return g.spawn(cmd + ("; echo rc=$?" if status else ""), log)
+
+
+def stop_vgload(g: Guest):
+    """End every vgload process and wait until they are gone."""
+    g.run("pkill -x vgload; for i in $(seq 100); do "
+          "pgrep -x vgload >/dev/null || break; sleep 0.1; done")
+
+
+def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
+    """A client's JSON once it has written it."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        out = g.run(f"cat {log}").out
+        try:
+            return json.loads(out)
+        except ValueError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{log}: {out}")
+            g.run("sleep 0.5")
+
+
+def window_bytes(result: dict, first: int, last: int) -> int:
+    """Bytes a client moved in its report intervals first..last (seconds
+    since it started), so that clients started together are compared
+    over the same time, while both ran."""
+    return sum(i["bytes"] for i in result["intervals"]
+               if first <= i["t_start_s"] < last)
