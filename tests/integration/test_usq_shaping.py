@@ -25,8 +25,9 @@ from harness.counters import delta, stats, usq_objects
 from harness.reports import report
 from harness.tenants import add_tenants, in_cgroup, make_cgroups
 from harness.testbed import CLI, SYSFS, VGLOAD, Guest
-from harness.traffic import (client_command, gid_index, tool, vgload_client,
-                             vgload_result, vgload_server, window_bytes)
+from harness.traffic import (UNPRIVILEGED, client_command, gid_index, tool,
+                             vgload_client, vgload_result, vgload_server,
+                             window_bytes)
 from harness.vgcli import (cli_json, cli_ok, dev, device_rate, eventually,
                            port1, tenant_objects)
 from harness.wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT,
@@ -425,7 +426,9 @@ def test_moved_or_forked_process_stays_charged_to_its_tenant(governed):
     child it forks there cannot ring the QP's doorbell (uverbs refuses a
     write from credentials other than the opener's), but the WQEs it
     writes into the ring still execute once its parent rings: charged
-    to the first tenant too."""
+    to the first tenant too. (These processes run as root: moving
+    between cgroups is a write to the root cgroup's children, which an
+    unprivileged tenant cannot make.)"""
     g = governed
     idx = gid_index(g)
     add_tenants(g, {"first": "class bandwidth weight 1",
@@ -465,9 +468,19 @@ def test_moved_or_forked_process_stays_charged_to_its_tenant(governed):
     assert delta(fork, forked, "second", "tx_bytes") == 0
 
 
+def attacker(g: Guest, cgroup: str, tool_args: str) -> str:
+    """The shell command of an attacking tool (sqhold/<name>.c, its
+    arguments after the device and GID index) in @cgroup, run as an
+    unprivileged user: what any tenant's process may do."""
+    name, _, args = tool_args.partition(" ")
+    return in_cgroup(cgroup, f"{UNPRIVILEGED} {tool(name)} {g.rxe_dev} "
+                     f"{gid_index(g)} {args}")
+
+
 def attack(g: Guest, cgroup: str, mode: str, timeout: float = 120) -> dict:
-    res = g.run(in_cgroup(cgroup, f"{tool('vg_usqattack')} {g.rxe_dev} "
-                          f"{gid_index(g)} {mode}"), timeout=timeout)
+    """vg_usqattack's @mode in @cgroup, unprivileged: its JSON."""
+    res = g.run(attacker(g, cgroup, f"vg_usqattack {mode}"),
+                timeout=timeout)
     assert res.ok, res.out
     return json.loads(res.out)
 
@@ -498,6 +511,49 @@ def test_wqe_rewritten_after_its_doorbell_executes_as_posted(governed):
     assert stats(g)["rw"]["tx_wrs"] >= 2
 
 
+def test_opcode_rewritten_after_its_doorbell_executes_as_posted(governed):
+    """A process turns a posted WRITE into an RDMA READ of the same
+    buffers, in its ring, after ringing the doorbell, while a 16 MB
+    WRITE keeps the requester from it: rxe, reading the ring in place,
+    executes the READ (verbsgate not loaded; rxe takes the WQE's
+    operation from its opcode when it reaches it); governed, the
+    kernel's copy taken at the doorbell executes: the WRITE."""
+    g = governed
+    free = attack_ungoverned(g, "reop", "reop")
+    paced = attack(g, "reop", "reop")
+    print(f"\nungoverned: {free}\ngoverned: {paced}")
+    assert free["executed"] == "rewritten", free
+    assert paced["executed"] == "original" and not paced["errors"], paced
+    assert paced["completed"] == 2, paced
+
+
+def test_error_inside_a_split_wr_flushes_what_follows(governed):
+    """A 1 MB WRITE into a remote region of 512 KB fails at the
+    responder (remote access error), and the QP's failure flushes the
+    WRITE behind it. Governed and split into 64 KB parts at 2 Mbit/s,
+    the WRITE fails while verbsgate still holds most of its parts: the
+    process sees the same completions as without verbsgate, and
+    verbsgate drops what it held, so that nothing stays queued or
+    allocated and the module unloads."""
+    g = governed
+    free = attack_ungoverned(g, "err", "remerr")
+    device_rate(g, "2mbit")
+    cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
+    base, before = usq_objects(g), stats(g)
+    paced = attack(g, "err", "remerr")
+    after = stats(g)
+    print(f"\nungoverned: {free}\ngoverned: {paced}\nerr: {after['err']}")
+    for out in (free, paced):
+        assert (out["completed"], out["errors"]) == (0, 2), out
+        assert out["status"] == "remote access error", out
+    assert paced["landed"] == free["landed"], (free, paced)
+    # verbsgate split it, and held no part of it once it failed.
+    assert delta(before, after, "err", "split_wrs") == 1, after["err"]
+    assert after["err"]["queued_wrs"] == 0, after["err"]
+    eventually("governed send queues left", lambda: usq_objects(g), base)
+    assert g.unload_verbsgate().ok
+
+
 def test_wqes_past_the_doorbell_are_paced(governed):
     """A process writes 24 more 1 MB WRITEs into its ring behind the one
     its doorbell announces and advances the producer index past them:
@@ -507,8 +563,7 @@ def test_wqes_past_the_doorbell_are_paced(governed):
     free = attack_ungoverned(g, "flood", "flood 24 4")
     device_rate(g, "2mbit")
     cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
-    pid = g.spawn(in_cgroup("flood", f"{tool('vg_usqattack')} "
-                            f"{g.rxe_dev} {gid_index(g)} flood 24 4"),
+    pid = g.spawn(attacker(g, "flood", "vg_usqattack flood 24 4"),
                   "/tmp/flood.log")
     g.run("sleep 2")
     held = stats(g)["flood"]
@@ -526,12 +581,37 @@ def test_wqes_past_the_doorbell_are_paced(governed):
 def test_garbage_producer_index_leaves_the_kernel_well(governed):
     """A producer index set to garbage: rxe takes in at most a ring of
     stale slots, checked, and verbsgate offers each to its tenant; the
-    process, its QPs and verbsgate's state of them go as usual."""
+    process, its QPs and verbsgate's state of them go as usual. What
+    the attacker's QP completes is what it completes without verbsgate,
+    and a neighbour tenant's WRITEs, running meanwhile, all complete,
+    with verbsgate and without."""
     g = governed
-    add_tenants(g, {"junk": "class bandwidth weight 1"})
-    base = usq_objects(g)
-    out = attack(g, "junk", "garbage")
-    print(f"\n{out}\njunk: {stats(g)['junk']}")
+    tenants = {"junk": "class bandwidth weight 1",
+               "neighbour": "class bandwidth weight 1"}
+    arms = {}
+    for arm in ("ungoverned", "governed"):
+        if arm == "ungoverned":
+            assert g.unload_verbsgate().ok
+            make_cgroups(g, list(tenants))
+        else:
+            assert g.load_verbsgate().ok
+            add_tenants(g, tenants)
+            base = usq_objects(g)
+        port = 18830 + len(arms)
+        vgload_server(g, port, 1)
+        log = f"/tmp/neighbour-{arm}.log"
+        vgload_client(g, "neighbour", port, "--op write --size 4K "
+                      "--depth 8 --duration 6", log)
+        g.run("sleep 1")
+        out = attack(g, "junk", "garbage")
+        arms[arm] = (out, vgload_result(g, log))
+        stop_all(g)
+    print(f"\n{arms}\njunk: {stats(g)['junk']}")
+    (free, free_nb), (paced, paced_nb) = arms.values()
+    assert (paced["completed"], paced["errors"], paced["status"]) == \
+        (free["completed"], free["errors"], free["status"]), arms
+    for res in (free_nb, paced_nb):
+        assert res["ok"] and res["total"]["ops"] > 0, res
     eventually("governed send queues left", lambda: usq_objects(g), base)
     assert g.unload_verbsgate().ok
 
@@ -563,15 +643,23 @@ def test_wqe_without_doorbell_waits_its_turn(governed):
     it in, and verbsgate counts and paces it behind the big one's 256
     chunks of 64 KB; both arrive intact."""
     g = governed
+
+    def nodoorbell():
+        res = g.run(attacker(g, "quiet", "vg_nodoorbell 0"), timeout=120)
+        out = dict(re.findall(r"(\w+)=(\S+)", res.out))
+        assert res.ok and out.get("data") == "ok", res.out
+        assert int(out["suppressed"]) >= 1, res.out
+        return res.out.strip()
+    assert g.unload_verbsgate().ok
+    make_cgroups(g, ["quiet"])
+    # Without verbsgate too, the WQE without a doorbell executes.
+    free = nodoorbell()
+    assert g.load_verbsgate().ok
     add_tenants(g, {"quiet": "class bandwidth weight 1"})
     cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
-    res = g.run(in_cgroup("quiet", f"{tool('vg_nodoorbell')} {g.rxe_dev} "
-                          f"{gid_index(g)} 0"), timeout=120)
+    paced = nodoorbell()
     quiet = stats(g)["quiet"]
-    print(f"\n{res.out.strip()}\nquiet: {quiet}")
-    out = dict(re.findall(r"(\w+)=(\S+)", res.out))
-    assert res.ok and out.get("data") == "ok", res.out
-    assert int(out["suppressed"]) >= 1, res.out
+    print(f"\nungoverned: {free}\ngoverned: {paced}\nquiet: {quiet}")
     assert quiet["tx_wrs"] == 2 and quiet["split_wrs"] == 1, quiet
     assert quiet["chunks"] == 256 + 1, quiet
 

@@ -17,14 +17,10 @@ import shlex
 from harness.counters import stats
 from harness.tenants import add_tenants, in_cgroup, make_cgroups
 from harness.testbed import CLI, MODULE, SYSFS
-from harness.traffic import (FULL, gid_index, stop_vgload, tool, vgload_client,
-                             vgload_result, vgload_server)
+from harness.traffic import (FULL, UNPRIVILEGED, gid_index, stop_vgload, tool,
+                             vgload_client, vgload_result, vgload_server)
 from harness.vgcli import cli_ok, eventually
 
-# Unprivileged, with the memory lock limit an RDMA host gives its tenants
-# (root's default would refuse to pin a 16 MB buffer).
-NOBODY = ("prlimit --memlock=unlimited setpriv --reuid=nobody "
-          "--regid=nogroup --clear-groups --")
 # verbsgate's note that its view of a governed queue parted from rxe's.
 DISAGREE = "verbsgate knew of"
 # The reload test's cycles (`make usq-full`: 20) and the data test's
@@ -34,7 +30,7 @@ OPS = 3 if FULL else 1
 
 
 def usqcheck(g, cgroup: str, args: str, timeout: float = 600) -> dict:
-    res = g.run(in_cgroup(cgroup, f"{NOBODY} {tool('vg_usqcheck')} "
+    res = g.run(in_cgroup(cgroup, f"{UNPRIVILEGED} {tool('vg_usqcheck')} "
                           f"{g.rxe_dev} {gid_index(g)} {args}"),
                 timeout=timeout)
     out = json.loads(res.out.strip().splitlines()[-1])
@@ -94,7 +90,7 @@ def test_reload_under_verified_traffic(rxe_kept):
     vgload_client(g, "other", 18821, f"--mode bw --duration {RELOADS * 4}",
                   "/tmp/reload-other.log")
     loop = ("i=0; while [ ! -e /tmp/reload-stop ]; do i=$((i+1)); "
-            f"{NOBODY} {tool('vg_usqcheck')} {g.rxe_dev} {gid_index(g)} "
+            f"{UNPRIVILEGED} {tool('vg_usqcheck')} {g.rxe_dev} {gid_index(g)} "
             "--ops 60 --max-size 1048576 --mix --seed $i "
             ">>/tmp/reload-check.log || { echo FAILED run $i; exit 1; }; "
             "done; echo done $i")

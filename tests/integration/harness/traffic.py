@@ -22,6 +22,13 @@ SQHOLD_PARAMS = "/sys/module/vg_sqhold/parameters"
 # which assert the same verdicts.
 FULL = os.environ.get("VG_USQ_FULL") == "1"
 
+# A command prefix that runs what follows as an unprivileged user, with
+# the memory lock limit an RDMA host gives its tenants (the default
+# would refuse to pin a 16 MB buffer): how tenants' processes, and so
+# attackers, run.
+UNPRIVILEGED = ("prlimit --memlock=unlimited setpriv --reuid=nobody "
+                "--regid=nogroup --clear-groups --")
+
 # Extra compiler flags per tool (vg_nodoorbell and vg_usqattack replace
 # write(2), which librxe calls, so their symbols must be dynamic).
 _FLAGS = {"vg_nodoorbell": ["-rdynamic"], "vg_usqattack": ["-rdynamic"]}

@@ -19,6 +19,18 @@
  *	      A requester that reads WQEs in place executes the rewrite,
  *	      as long as the 16 MB WRITE keeps it from reaching the WQE
  *	      before the rewrite.
+ *  reop      Like rewrite, but what is rewritten after the doorbell is
+ *	      the opcode: the 4 KB WRITE of S1 to D1 becomes an RDMA READ
+ *	      of D1 into S1. Prints "executed": "original" when D1 got S1,
+ *	      "rewritten" when S1 got D1's bytes instead, else "none".
+ *  remerr    A posts a 1 MB WRITE into a remote region registered for
+ *	      512 KB only, then a 4 KB WRITE. The responder refuses the
+ *	      first (remote access error) and the QP fails, which flushes
+ *	      the second. Prints the completions, the first error status,
+ *	      and how many bytes of the 512 KB region "landed" (rxe checks
+ *	      the whole length at the first packet: none). A policy that
+ *	      releases the 1 MB WRITE in parts still holds most of them
+ *	      when the error comes back.
  *  flood N S A posts one 1 MB WRITE, keeping its doorbell back, writes
  *	      N copies of its WQE (wr_ids 2..N+1) into the ring, advances
  *	      the producer index past them and rings the one doorbell.
@@ -47,8 +59,8 @@
  *
  * Prints one JSON object; exits 0 unless a verb failed (2).
  *
- *   vg_usqattack DEV GID_INDEX rewrite | flood N S | garbage | opcode OP |
- *		  fork N CG
+ *   vg_usqattack DEV GID_INDEX rewrite | reop | remerr | flood N S |
+ *		  garbage | opcode OP | fork N CG
  */
 #define _GNU_SOURCE
 #include <rdma/rdma_user_rxe.h>
@@ -166,7 +178,7 @@ static struct rxe_send_wqe *slot(struct rxe_queue_buf *q, unsigned int idx)
 		((size_t)(idx & q->index_mask) << q->log2_elem_size));
 }
 
-/* Completions within @ms, by status; stops at @want successes. */
+/* Completions within @ms, by status; stops once @want have completed. */
 static int collect(struct ctx *c, long ms, int want, int *errors,
 		   char *statuses, size_t len)
 {
@@ -176,7 +188,7 @@ static int collect(struct ctx *c, long ms, int want, int *errors,
 
 	*errors = 0;
 	statuses[0] = 0;
-	while (now_ms() - t0 < ms && ok < want) {
+	while (now_ms() - t0 < ms && ok + *errors < want) {
 		n = ibv_poll_cq(c->cq, 16, wc);
 		if (n < 0)
 			die("ibv_poll_cq");
@@ -231,6 +243,65 @@ static int mode_rewrite(struct ctx *c)
 		what = "rewritten";
 	printf("{\"mode\": \"rewrite\", \"completed\": %d, \"errors\": %d, \"executed\": \"%s\"}\n",
 	       done, errors, what);
+	return 0;
+}
+
+static int mode_reop(struct ctx *c)
+{
+	char *s1 = c->buf + BIG_LEN, *d1 = s1 + 2 * SMALL_LEN;
+	char *big_dst = d1 + 2 * SMALL_LEN, st[64];
+	const char *what = "none";
+	struct rxe_queue_buf *q;
+	int errors, done;
+
+	memset(s1, 0x11, SMALL_LEN);
+	memset(d1, 0x33, SMALL_LEN);
+	post_write(c->qa, c->mr, c->buf, big_dst, BIG_LEN, 1);
+	post_write(c->qa, c->mr, s1, d1, SMALL_LEN, MARKER);
+	q = find_sq(MARKER);
+	/* after the doorbell: the same buffers, the other direction */
+	slot(q, q->producer_index - 1)->wr.opcode = IBV_WR_RDMA_READ;
+	__sync_synchronize();
+	done = collect(c, 120000, 2, &errors, st, sizeof(st));
+	if (!memcmp(d1, s1, SMALL_LEN) && s1[0] == 0x11)
+		what = "original";
+	else if (!memcmp(s1, d1, SMALL_LEN) && s1[0] == 0x33)
+		what = "rewritten";
+	printf("{\"mode\": \"reop\", \"completed\": %d, \"errors\": %d, \"executed\": \"%s\"}\n",
+	       done, errors, what);
+	return 0;
+}
+
+static int mode_remerr(struct ctx *c)
+{
+	char *src = c->buf, *dst = c->buf + BIG_LEN, st[64];
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src, .length = MB, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_mr *half;
+	size_t landed = 0;
+	int errors, done;
+
+	memset(src, 0x44, MB);
+	half = ibv_reg_mr(c->pd, dst, MB / 2, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_REMOTE_WRITE);
+	if (!half)
+		die("ibv_reg_mr");
+	wr.wr.rdma.remote_addr = (uintptr_t)dst;
+	wr.wr.rdma.rkey = half->rkey;
+	if (ibv_post_send(c->qa, &wr, &bad))
+		die("ibv_post_send");
+	post_write(c->qa, c->mr, src, dst + MB, SMALL_LEN, 2);
+	done = collect(c, 60000, 2, &errors, st, sizeof(st));
+	while (landed < MB / 2 && dst[landed] == 0x44)
+		landed++;
+	printf("{\"mode\": \"remerr\", \"completed\": %d, \"errors\": %d, ",
+	       done, errors);
+	printf("\"status\": \"%s\", \"landed\": %zu}\n", st, landed);
 	return 0;
 }
 
@@ -352,6 +423,10 @@ int main(int argc, char **argv)
 	setup(&c, argv[1], atoi(argv[2]), BIG_LEN + 8 * SMALL_LEN + BIG_LEN);
 	if (!strcmp(argv[3], "rewrite") && argc == 4)
 		return mode_rewrite(&c);
+	if (!strcmp(argv[3], "reop") && argc == 4)
+		return mode_reop(&c);
+	if (!strcmp(argv[3], "remerr") && argc == 4)
+		return mode_remerr(&c);
 	if (!strcmp(argv[3], "flood") && argc == 6)
 		return mode_flood(&c, atoi(argv[4]), atol(argv[5]));
 	if (!strcmp(argv[3], "garbage") && argc == 4)
@@ -361,7 +436,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[3], "fork") && argc == 6)
 		return mode_fork(&c, atoi(argv[4]), argv[5]);
 usage:
-	fprintf(stderr, "usage: %s DEV GID_INDEX rewrite | flood N S | garbage | %s\n",
-		argv[0], "opcode OP | fork N CG");
+	fprintf(stderr, "usage: %s DEV GID_INDEX rewrite | reop | remerr | %s\n",
+		argv[0], "flood N S | garbage | opcode OP | fork N CG");
 	return 2;
 }
