@@ -198,11 +198,12 @@ def test_nvme_latency_tenant_behind_the_port(rxe_kept):
     tenants = {"a": 11, "b": 12, "lat": 13}
     runs = {}
     with Wire(g) as w, nvme_across(g, list(tenants.values())) as devs:
-        readers = [fio.read_job(t, devs[tenants[t]], bs="1m",
-                                cpus_allowed=NVME_CPUS[1])
+        # Not pinned yet: with the latency tenant's fio on vCPU 0 and the
+        # readers' on vCPU 1, the readers unshaped added 40 ms to its p99,
+        # under half the port's drain time (issue 47).
+        readers = [fio.read_job(t, devs[tenants[t]], bs="1m")
                    for t in ("a", "b")]
-        lat = [fio.latency_job("lat", devs[tenants["lat"]],
-                               cpus_allowed=NVME_CPUS[0], **NVME_LATENCY)]
+        lat = [fio.latency_job("lat", devs[tenants["lat"]], **NVME_LATENCY)]
 
         def measure(label, jobs):
             with w.watch(FAR_NETDEV) as port:

@@ -65,7 +65,7 @@ NVME_SECONDS = 15
 NVME_EDGE = 3
 # The NVMe tenants' fio jobs, each on a vCPU of its own (fio's
 # cpus_allowed: they are selected by address, not cgroup), so that they
-# share the port, not a vCPU; the latency tenant on the first.
+# share the port, not a vCPU.
 NVME_CPUS = ("0", "1")
 # An NVMe-oF latency tenant on the wire: 512 B random reads, one
 # outstanding, 200 a second. At this line rate a 4 KB read is 1.3 ms of
