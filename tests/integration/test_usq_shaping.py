@@ -559,22 +559,29 @@ def test_remote_error_of_a_governed_wr_flushes_what_follows(governed):
     """A 1 MB WRITE into a remote region of 512 KB fails at the
     responder (remote access error, at its first packet: rxe checks the
     whole length there), and the QP's failure flushes the WRITE behind
-    it. Governed, with verbsgate set to split it into 64 KB parts at 2
-    Mbit/s, the process sees the same completions as without verbsgate,
-    and verbsgate keeps nothing of either WR: nothing queued, its state
-    of the queue gone with the QP, the module unloads.
+    it. Governed, split into 64 KB parts at 2 Mbit/s, it fails with
+    its first part released and the rest still verbsgate's: the process
+    sees the same completions as without verbsgate, and verbsgate keeps
+    nothing of either WR: nothing queued, its state of the queue gone
+    with the QP, the module unloads.
 
-    Not yet shown: that the failed WR had been split when it failed
-    (verbsgate's counters show no part of it released: tx_wrs and
-    chunks stay 0; issue 47)."""
+    The released part is counted on the port but not charged to the
+    tenant (its tx_bytes stay 0; most likely the flush runs inside the
+    release call, and the dispatcher then finds the queue forgotten and
+    counts nothing for the tenant): a defect of the counters, left for
+    now (issue 47)."""
     g = governed
     free = attack_ungoverned(g, "err", "remerr")
     device_rate(g, "2mbit")
     cli_ok(g, f"dev set {g.rxe_dev} chunk-nolat 64k")
-    base = usq_objects(g)
+    base, p0 = usq_objects(g), port1(g)
     paced = attack(g, "err", "remerr")
-    after = stats(g)["err"]
-    print(f"\nungoverned: {free}\ngoverned: {paced}\nerr: {after}")
+    after, p1 = stats(g)["err"], port1(g)
+    released = p1["paced_bytes"] - p0["paced_bytes"]
+    print(f"\nungoverned: {free}\ngoverned: {paced}\nerr: {after}\n"
+          f"released to the driver: {released} B")
+    # Split: a part of the 1 MB WRITE went to the driver, not all of it.
+    assert 0 < released < 1 << 20, (p0, p1)
     for out in (free, paced):
         assert (out["completed"], out["errors"]) == (0, 2), out
         assert out["status"] == "remote access error", out
