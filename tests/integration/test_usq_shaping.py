@@ -302,23 +302,23 @@ def shares_on_the_wire(g: Guest, tenants: dict[str, str], run,
     on a port of their own from @port on, on the wire with
     the tenants pinned: first without verbsgate, then with it loaded,
     @tenants (name: settings) added and rxe0 paced at PACED_MBIT, once
-    per step of @steps (label: CLI commands to run before, ";"-separated,
-    or ""). Returns {label: (run's result, the port's WireCounts)}, the
+    per step of @steps (label: a CLI command to run before, or "").
+    Returns {label: (run's result, the port's WireCounts)}, the
     first labelled "without verbsgate"."""
     out = {}
     with pinned_wire(g, dict(zip(tenants, WIRE_CPUS))) as w:
-        assert g.unload_verbsgate().ok
-        for label, commands in {"without verbsgate": "", **steps}.items():
-            if label != "without verbsgate" and not g.verbsgate_loaded():
-                assert g.load_verbsgate().ok
-                add_tenants(g, tenants)
-                device_rate(g, f"{PACED_MBIT}mbit")
-            for cmd in filter(None, commands.split(";")):
-                cli_ok(g, cmd.strip())
+        def measure(label):
             with w.watch(peak=True) as counts:
-                res = run(port)
-            out[label] = (res, counts)
-            port += 1
+                out[label] = (run(port + len(out)), counts)
+        assert g.unload_verbsgate().ok
+        measure("without verbsgate")
+        assert g.load_verbsgate().ok
+        add_tenants(g, tenants)
+        device_rate(g, f"{PACED_MBIT}mbit")
+        for label, command in steps.items():
+            if command:
+                cli_ok(g, command)
+            measure(label)
     return out
 
 
@@ -524,35 +524,25 @@ def attack_ungoverned(g: Guest, cgroup: str, mode: str) -> dict:
     return free
 
 
-def test_wqe_rewritten_after_its_doorbell_executes_as_posted(governed):
-    """A process rewrites a WQE in its ring after ringing the doorbell
-    (its remote address, SGE and length), while a 16 MB WRITE keeps the
-    requester from it: rxe reading the ring in place executes the
-    rewrite (verbsgate not loaded); governed, the kernel's copy taken at
-    the doorbell executes, as posted and paced."""
+@pytest.mark.parametrize("mode", ["rewrite", "reop"],
+                         ids=["addresses", "opcode"])
+def test_wqe_rewritten_after_its_doorbell_executes_as_posted(governed, mode):
+    """A process rewrites a WQE in its ring after ringing the doorbell,
+    while a 16 MB WRITE keeps the requester from it: its remote address,
+    SGE and length ("rewrite"), or its opcode, which turns the WRITE
+    into an RDMA READ of the same buffers ("reop"; rxe takes the
+    operation from the opcode when it reaches the WQE). rxe reading the
+    ring in place executes the rewrite (verbsgate not loaded); governed,
+    the kernel's copy taken at the doorbell executes, as posted and
+    paced."""
     g = governed
-    free = attack_ungoverned(g, "rw", "rewrite")
-    paced = attack(g, "rw", "rewrite")
-    print(f"\nungoverned: {free}\ngoverned: {paced}")
-    assert free["executed"] == "rewritten", free
-    assert paced["executed"] == "original" and not paced["errors"], paced
-    assert stats(g)["rw"]["tx_wrs"] >= 2
-
-
-def test_opcode_rewritten_after_its_doorbell_executes_as_posted(governed):
-    """A process turns a posted WRITE into an RDMA READ of the same
-    buffers, in its ring, after ringing the doorbell, while a 16 MB
-    WRITE keeps the requester from it: rxe, reading the ring in place,
-    executes the READ (verbsgate not loaded; rxe takes the WQE's
-    operation from its opcode when it reaches it); governed, the
-    kernel's copy taken at the doorbell executes: the WRITE."""
-    g = governed
-    free = attack_ungoverned(g, "reop", "reop")
-    paced = attack(g, "reop", "reop")
+    free = attack_ungoverned(g, "rw", mode)
+    paced = attack(g, "rw", mode)
     print(f"\nungoverned: {free}\ngoverned: {paced}")
     assert free["executed"] == "rewritten", free
     assert paced["executed"] == "original" and not paced["errors"], paced
     assert paced["completed"] == 2, paced
+    assert stats(g)["rw"]["tx_wrs"] >= 2
 
 
 def test_remote_error_of_a_governed_wr_flushes_what_follows(governed):
