@@ -685,15 +685,21 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	spin_lock_irqsave(&sh->lock, *flags);
 	usq->busy--;
 	usq->slot.posting = false;
+	/*
+	 * What went to the driver is the tenant's, even when the QP failed
+	 * during the release and flushed the rest (rxe may do that before
+	 * it returns): the port counts it below too.
+	 */
+	if (!ret)
+		vg_tenant_count_tx(t, bytes, !left, 1,
+				   !left && usq->part_sent > 0);
 	if (ret || !usq->nheld) {
 		/* The driver holds nothing: the QP failed meanwhile. */
 		vg_usq_forget(sh, usq);
 	} else if (!left) {
-		vg_tenant_count_tx(t, bytes, 1, 1, usq->part_sent > 0);
 		vg_tenant_count_queue(t, 0, 1);
 		vg_usq_pop(sh, usq);
 	} else {
-		vg_tenant_count_tx(t, bytes, 0, 1, 0);
 		usq->part_sent = w->length - left;
 	}
 	rcu_read_unlock();

@@ -553,13 +553,9 @@ def test_remote_error_of_a_governed_wr_flushes_what_follows(governed):
     its first part released and the rest still verbsgate's: the process
     sees the same completions as without verbsgate, and verbsgate keeps
     nothing of either WR: nothing queued, its state of the queue gone
-    with the QP, the module unloads.
-
-    The released part is counted on the port but not charged to the
-    tenant (its tx_bytes stay 0; most likely the flush runs inside the
-    release call, and the dispatcher then finds the queue forgotten and
-    counts nothing for the tenant): a defect of the counters, left for
-    now (issue 47)."""
+    with the QP, the module unloads. The part that went to the driver is
+    charged to the tenant as the port counted it, though the QP failed
+    (and flushed the rest) before rxe's release returned."""
     g = governed
     free = attack_ungoverned(g, "err", "remerr")
     device_rate(g, "2mbit")
@@ -572,6 +568,7 @@ def test_remote_error_of_a_governed_wr_flushes_what_follows(governed):
           f"released to the driver: {released} B")
     # Split: a part of the 1 MB WRITE went to the driver, not all of it.
     assert 0 < released < 1 << 20, (p0, p1)
+    assert after["tx_bytes"] == released, after
     for out in (free, paced):
         assert (out["completed"], out["errors"]) == (0, 2), out
         assert out["status"] == "remote access error", out

@@ -13,11 +13,11 @@ from harness.tenants import add_tenants, make_cgroups
 from harness.traffic import vgload_result
 from harness.vgcli import cli_ok
 from harness.wire import (FAR_DEV, FAR_NET, FAR_NETDEV, LABEL, LINE_BYTES,
-                          LINE_RATE, LOCAL, NVME_BULK_WEIGHT, NVME_CPUS,
+                          LINE_RATE, NVME_BULK_WEIGHT, NVME_CPUS,
                           NVME_EDGE, NVME_LATENCY, NVME_SECONDS, PACED_MBIT,
-                          PORT_QUEUE, PORT_QUEUE_BYTES, Wire, WireCounts,
-                          far_server, near_client, nvme_across, pinned_wire,
-                          victim_run)
+                          PACING, PORT_QUEUE, PORT_QUEUE_BYTES, Wire,
+                          WireCounts, far_server, near_client, nvme_across,
+                          pinned_wire, victim_run)
 
 # A latency tenant: one 64 B WRITE outstanding.
 VICTIM = "--op write --size 64 --depth 1"
@@ -25,11 +25,14 @@ VICTIM = "--op write --size 64 --depth 1"
 # grows by well over an order of magnitude (about 50 to 150 times in
 # runs of this test bed), where loopback's CPU sharing costs a few times.
 HOL_FACTOR = 10
-# verbsgate paces the device below the line rate, in chunks of a few
-# packets; the victim's p99 then falls by far more than PROTECTS times
-# (about 40 in runs of this test bed).
-PACED = "20mbit"
-CHUNK = "4k"
+# verbsgate paces the device below the line rate in chunks of one packet
+# and a bucket of one (wire.PACING, as `make demo` does); the victim's
+# p99 then falls by far more than PROTECTS times (12 and 46 in two runs of
+# this test bed). Both tenants' packets are received in order (the
+# wire's default): received on their senders' vCPUs, the stream's
+# arrived out of order whenever the port held them back, and rxe's
+# resends, which verbsgate does not pace, decided the victim's p99 in
+# both arms (docs/results.md).
 PROTECTS = 5
 
 
@@ -62,22 +65,19 @@ def victim(g, w, port: int, bulk: bool) -> tuple[dict, dict | None,
 def test_port_queue_delays_a_latency_tenant(rxe_kept):
     g = rxe_kept
     runs = {}
-    with pinned_wire(g, {"lat": "0", "bulk": "1"}, order=LOCAL,
-                     testbed="1") as w:
+    with pinned_wire(g, {"lat": "0", "bulk": "1"}, testbed="1") as w:
         runs["alone"] = victim(g, w, 19110, False)
         runs["next to the stream"] = victim(g, w, 19113, True)
         assert g.load_verbsgate().ok
         add_tenants(g, {"lat": "class latency weight 1",
                         "bulk": "class bandwidth weight 1"})
-        cli_ok(g, f"dev set {g.rxe_dev} maxrate {PACED} chunk {CHUNK} "
-               f"chunk-nolat {CHUNK}")
+        cli_ok(g, f"dev set {g.rxe_dev} {PACING}")
         runs["alone, verbsgate"] = victim(g, w, 19116, False)
         before = stats(g)
         runs["next to the stream, verbsgate"] = victim(g, w, 19119, True)
         after = stats(g)
-    rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; verbsgate: maxrate "
-            f"{PACED}, chunk {CHUNK}, the victim's tenant of the latency "
-            "class.", "",
+    rows = [f"Port: {LINE_RATE}, queue {PORT_QUEUE}; verbsgate: {PACING}, "
+            "the victim's tenant of the latency class.", "",
             f"| victim | p50 µs | p99 µs | stream, Gbit/s | "
             f"{WireCounts.HEADER} |", "|---|---|---|---|" + "---|" * 7]
     for name, (lat, stream, wire) in runs.items():
@@ -96,8 +96,9 @@ def test_port_queue_delays_a_latency_tenant(rxe_kept):
     assert p99("next to the stream") >= HOL_FACTOR * p99("alone")
     # Split and paced below the line rate, the stream leaves the port's
     # queue short (#23 measures how close to alone).
+    paced = runs["next to the stream, verbsgate"]
     assert p99("next to the stream, verbsgate") * PROTECTS <= \
-        p99("next to the stream")
+        p99("next to the stream"), paced[2]
     # The stream's WRITEs were held back by the pacer; the victim's, of
     # the latency class, went to the driver at once, every one.
     ops = runs["next to the stream, verbsgate"][0]["total"]["ops"]

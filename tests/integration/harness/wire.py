@@ -79,8 +79,10 @@ NVME_LATENCY = {"bs": "512", "rate_iops": 200}
 NVME_BULK_WEIGHT = 19
 
 # How each end receives (guest/wire.sh): "rps", every packet of a QP on
-# one vCPU in order, for streams; "backlog", on its sender's vCPU, for a
-# pinned latency tenant's own packets (ORDERED and LOCAL).
+# one vCPU in order, for every test of tenants sharing the port;
+# "backlog", on its sender's vCPU, which reorders a stream's packets once
+# the port holds them back: for a pinned latency tenant without a
+# stream (ORDERED and LOCAL).
 ORDERED = "rps"
 LOCAL = "backlog"
 
