@@ -23,6 +23,10 @@ of the graph is one concept: a file X.c, together with each X_Y.c of its
 folder that has no header X_Y.h of its own and includes X.h (e.g.
 sendq_post.c and sendq_drain.c belong to sendq.c, usq_rxe.c, which has
 usq_rxe.h, is a node of its own). Calls within a node do not count.
+
+The module makes no slab cache of its own: what it allocates comes from
+the kmalloc caches, the ones the test bed's SLUB debugging checks
+(harness/testbed.py, SLUB_DEBUG_CACHES).
 """
 import re
 import sys
@@ -44,6 +48,7 @@ DEFINITION = re.compile(
     r"^(?P<head>(?:[A-Za-z_][\w \t*]*?)?)\b(?P<name>[A-Za-z_]\w*)\s*"
     r"\((?P<params>[^;{}()]*(?:\([^()]*\)[^;{}()]*)*)\)\s*\{", re.M)
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+SLAB_CACHE = re.compile(r"\b(kmem_cache_create\w*|KMEM_CACHE\w*)\s*\(")
 
 
 def sources():
@@ -253,3 +258,10 @@ def test_call_check_would_catch_a_cycle(tmp_path, monkeypatch):
         "\tvg_shaper_a(0, 0);\n}\n")
     with pytest.raises(AssertionError, match="datapath/sendq"):
         test_no_call_cycle_between_files()
+
+
+def test_no_slab_cache_of_its_own():
+    made = [f"{src.relative_to(KMOD)}: {m.group(0)}" for src in sources()
+            for m in SLAB_CACHE.finditer(code_of(src))]
+    assert not made, ("a slab cache of the module's own escapes the test "
+                      f"bed's SLUB debugging: {made}")
