@@ -30,7 +30,7 @@ HOL_FACTOR = 10
 # p99 then falls by far more than PROTECTS times (12 and 46 in two runs of
 # this test bed). Both tenants' packets are received in order (the
 # wire's default): received on their senders' vCPUs, the stream's
-# arrived out of order whenever the port held them back, and rxe's
+# arrived out of order (from the port's timer's vCPU too), and rxe's
 # resends, which verbsgate does not pace, decided the victim's p99 in
 # both arms (docs/results.md).
 PROTECTS = 5

@@ -20,8 +20,8 @@
 # and of NVMe-oF tenants. With 'backlog' each packet is received on its
 # sender's vCPU: a pinned tenant's receive work stays on its own vCPU,
 # for latency tenants with one small message outstanding (nothing to
-# reorder) and no stream next to them, whose packets, once the port
-# holds them back, would leave from its timer's vCPU too, out of order.
+# reorder) and no stream next to them, whose packets would leave from
+# several vCPUs (the port's timer's, another sender's), out of order.
 #
 # Both addresses are local, so the kernel would deliver 10.77.0.1 ->
 # 10.77.0.2 through lo. Two rules for locally generated packets (iif lo)

@@ -80,9 +80,9 @@ NVME_BULK_WEIGHT = 19
 
 # How each end receives (guest/wire.sh): "rps", every packet of a QP on
 # one vCPU in order, for every test of tenants sharing the port;
-# "backlog", on its sender's vCPU, which reorders a stream's packets once
-# the port holds them back: for a pinned latency tenant without a
-# stream (ORDERED and LOCAL).
+# "backlog", on its sender's vCPU, which reorders a stream's packets (they
+# leave from the port's timer's vCPU and from other senders'): for a
+# pinned latency tenant without a stream (ORDERED and LOCAL).
 ORDERED = "rps"
 LOCAL = "backlog"
 
