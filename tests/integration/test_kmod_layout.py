@@ -265,3 +265,18 @@ def test_no_slab_cache_of_its_own():
             for m in SLAB_CACHE.finditer(code_of(src))]
     assert not made, ("a slab cache of the module's own escapes the test "
                       f"bed's SLUB debugging: {made}")
+
+
+def test_slab_cache_check_would_catch_one(tmp_path, monkeypatch):
+    fake = tmp_path / "kmod"
+    (fake / "datapath").mkdir(parents=True)
+    qp = fake / "datapath" / "qp.c"
+    qp.write_text('/* KMEM_CACHE(vg_qp, 0) is not a cache here */\n'
+                  'static const char *s = "kmem_cache_create(";\n')
+    monkeypatch.setattr(sys.modules[__name__], "KMOD", fake)
+    test_no_slab_cache_of_its_own()
+    qp.write_text("static struct kmem_cache *c;\n\n"
+                  "int vg_qp_init(void)\n{\n"
+                  "\tc = KMEM_CACHE(vg_qp, 0);\n\treturn c ? 0 : -1;\n}\n")
+    with pytest.raises(AssertionError, match="datapath/qp.c: KMEM_CACHE"):
+        test_no_slab_cache_of_its_own()
