@@ -279,9 +279,9 @@ def test_send_queue_room(bed, request, tmp_path):
             "bsrange 4k-1m, iodepth 16; enforce flipped back to back"])
 
 
-# CI reloads 5 times (a cycle is about 20 s in the test bed, most of it
+# CI reloads 3 times (a cycle is about 20 s in the test bed, most of it
 # the controllers' reconnection); `make soak` sets VG_RELOADS=100.
-RELOADS = int(os.environ.get("VG_RELOADS", "5"))
+RELOADS = int(os.environ.get("VG_RELOADS", "3"))
 
 
 def test_reload_under_verified_io(bed, request, tmp_path):

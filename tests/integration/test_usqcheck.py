@@ -25,7 +25,7 @@ from harness.vgcli import cli_ok, eventually
 DISAGREE = "verbsgate knew of"
 # The reload test's cycles (`make usq-full`: 20) and the data test's
 # operations per run (`make usq-full`: three times as many).
-RELOADS = int(os.environ.get("VG_USQ_RELOADS", "20" if FULL else "5"))
+RELOADS = int(os.environ.get("VG_USQ_RELOADS", "20" if FULL else "3"))
 OPS = 3 if FULL else 1
 
 
