@@ -41,7 +41,9 @@ def test_two_posters_are_not_serialised(guest, request, tmp_path):
         f"test cannot tell whether verbsgate serialises them (host CPUs "
         f"used by other processes meanwhile: {m.host_other:.2f}, at most "
         f"{m.without.host_other:.2f} during a load without verbsgate "
-        f"counted; the guest needs two host CPUs for its two vCPUs)")
+        f"counted; the guest needs two host CPUs for its two vCPUs; they "
+        f"waited for one {m.without.vcpu_wait()} of their time; WRs of "
+        f"each poster when two posted: {m.without.each2})")
     # Two posters on two CPUs move at most twice what one moves: a ratio
     # above 2 says the host slowed the one-poster phases (one CI run:
     # 8.8 MB/s against 10 to 11.5 in the others, ratio 2.38), which no

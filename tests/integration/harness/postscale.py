@@ -24,7 +24,8 @@ The measurements alternate without and with verbsgate, so that a change
 in how fast the host runs the guest hits both. The guest is QEMU TCG on
 a host that may be shared: the CPU time the host's other processes took
 meanwhile is measured too, and reported, since a busy host cannot run two
-vCPUs in parallel and then no ratio means anything.
+vCPUs in parallel and then no ratio means anything; so is the time each
+vCPU's thread waited for a host CPU while it had guest work to run.
 
 Shared by test_post_scaling.py and `make bench-post` (bench_post.py).
 """
@@ -71,6 +72,10 @@ class Result:
     softirq2: list = field(default_factory=lambda: [0, 0])
     # the most host CPUs other processes used during one of the loads
     host_other: float = 0.0
+    # seconds each vCPU's host thread ran, and waited for a host CPU
+    # while runnable, during the loads
+    vcpu_ran: list = field(default_factory=lambda: [0.0, 0.0])
+    vcpu_waited: list = field(default_factory=lambda: [0.0, 0.0])
 
     def add(self, r: "Result"):
         self.seconds += r.seconds
@@ -80,7 +85,9 @@ class Result:
         self.wrs2 += r.wrs2
         for mine, theirs in ((self.each2, r.each2),
                              (self.softirq1, r.softirq1),
-                             (self.softirq2, r.softirq2)):
+                             (self.softirq2, r.softirq2),
+                             (self.vcpu_ran, r.vcpu_ran),
+                             (self.vcpu_waited, r.vcpu_waited)):
             for i, v in enumerate(theirs):
                 mine[i] += v
         self.host_other = max(self.host_other, r.host_other)
@@ -88,6 +95,11 @@ class Result:
     @property
     def ratio(self) -> float:
         return self.bytes2 / self.bytes1 if self.bytes1 else 0.0
+
+    def vcpu_wait(self) -> str:
+        """The share of its time each vCPU waited for a host CPU."""
+        return " / ".join(f"{w / (r + w):.0%}" if r + w else "?"
+                          for r, w in zip(self.vcpu_ran, self.vcpu_waited))
 
     def mbs(self, n: int) -> float:
         return (self.bytes1 if n == 1 else self.bytes2) / self.seconds / 1e6
@@ -119,13 +131,18 @@ def run_kpost(g: Guest) -> Result:
     """Load vg_kpost once (it measures while it loads): its results."""
     r = Result(seconds=ROUNDS * DURATION_MS / 1000)
     busy0, qemu0 = _host_ticks(g)
+    vcpus0 = g.vcpu_host_times()
     t0 = time.monotonic()
     mark = g.console_mark()
     res = g.run(f"insmod {KPOST} dev={g.rxe_dev} size={SIZE} depth={DEPTH} "
                 f"duration_ms={DURATION_MS} rounds={ROUNDS}", timeout=300)
     busy1, qemu1 = _host_ticks(g)
+    vcpus1 = g.vcpu_host_times()
     r.host_other = _cpus(busy1 - busy0 - (qemu1 - qemu0),
                          time.monotonic() - t0)
+    for i in (0, 1):
+        r.vcpu_ran[i] = vcpus1[i][0] - vcpus0[i][0]
+        r.vcpu_waited[i] = vcpus1[i][1] - vcpus0[i][1]
     assert res.ok, f"vg_kpost failed: {res.out}\n" + \
         g.console_since(mark)[-3000:]
     try:
@@ -245,7 +262,9 @@ def table(m: Measurement) -> str:
         f"processes and steal {m.host_other:.2f} (of {os.cpu_count()}); "
         f"at most {max(m.without.host_other, m.with_vg.host_other):.2f} "
         f"during a load counted; {m.again} loads measured again as the "
-        f"host was busy.",
+        f"host was busy. vCPU 0 / 1 waited for a host CPU "
+        f"{m.without.vcpu_wait()} of their time without verbsgate, "
+        f"{m.with_vg.vcpu_wait()} with it.",
         "",
     ])
 

@@ -227,6 +227,9 @@ class Guest:
             "-smp", str(self.smp), "-m", str(self.memory_mb),
             "-nodefaults", "-no-user-config", "-display", "none",
             "-no-reboot",
+            # Names the vCPU threads "CPU <n>/TCG", so that a test can
+            # read what the host gave each vCPU (vcpu_host_times()).
+            "-name", "verbsgate,debug-threads=on",
             "-kernel", str(kernel), "-initrd", str(initramfs),
             "-append", cmdline,
             "-chardev", f"file,id=con,path={self.console_path}",
@@ -481,6 +484,26 @@ class Guest:
             rips = f"(QEMU monitor failed: {e})"
         return (self.console_since(mark) or "(nothing on the console)") + \
             "\n--- vCPU registers ---\n" + rips
+
+    def vcpu_host_times(self) -> dict[int, tuple[float, float]]:
+        """Each vCPU's host thread so far, by vCPU index: the seconds it
+        ran on a host CPU and the seconds it was runnable but waited for
+        one (the host's schedstat)."""
+        task = f"/proc/{self.proc.pid}/task"
+        times = {}
+        for tid in os.listdir(task):
+            try:
+                with open(f"{task}/{tid}/comm") as f:
+                    name = f.read().split()
+                with open(f"{task}/{tid}/schedstat") as f:
+                    ran, waited = f.read().split()[:2]
+            except FileNotFoundError:
+                continue  # a QEMU worker thread that ended meanwhile
+            if len(name) == 2 and name[0] == "CPU" and \
+                    name[1].endswith("/TCG"):
+                times[int(name[1].split("/")[0])] = (int(ran) / 1e9,
+                                                     int(waited) / 1e9)
+        return times
 
     def spawn(self, cmd: str, log: str) -> int:
         """Start cmd in the background, output to log; returns its PID."""

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from harness import nvme
 from harness.tenants import empty_cgroups, pin_cgroups
 from harness.testbed import REPO, Guest
-from harness.traffic import (stop_vgload, vgload_client, vgload_result,
-                             vgload_server)
+from harness.traffic import (client_command, stop_vgload, vgload_client,
+                             vgload_result, vgload_server)
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # A rate the emulated rxe sustains with headroom: across the veth, with
@@ -235,12 +235,19 @@ def far_server(g: Guest, port: int, sessions: int = 1) -> int:
     return vgload_server(g, port, sessions, FAR_DEV)
 
 
+def near_client_command(g: Guest, cgroup: str, port: int,
+                        args: str) -> str:
+    """The shell command of a vgload client on rxe0 in cgroup, to the
+    far server, its JSON on standard output."""
+    return client_command(f"{FAR_ADDR} --port {port} --json --interval 0 "
+                          f"--dev {g.rxe_dev} {args}", cgroup)
+
+
 def near_client(g: Guest, cgroup: str, port: int, args: str,
                 log: str) -> int:
-    """A vgload client on rxe0 in cgroup, to the far server, JSON to
-    log."""
-    return vgload_client(g, cgroup, port, f"--dev {g.rxe_dev} {args}", log,
-                         server=FAR_ADDR, interval=0)
+    """A vgload client on rxe0 in cgroup, to the far server, in the
+    background, JSON to log."""
+    return g.spawn(near_client_command(g, cgroup, port, args), log)
 
 
 def victim_run(g: Guest, w: Wire | None, port: int, victim: str,
