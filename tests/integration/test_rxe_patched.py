@@ -26,8 +26,10 @@ import re
 
 from harness.counters import stats
 from harness.tenants import add_tenants, in_cgroup
-from harness.traffic import FULL, SQHOLD_MODULE, SQHOLD_PARAMS, gid_index, tool
+from harness.traffic import (FULL, SQHOLD_MODULE, SQHOLD_PARAMS, gid_index,
+                             stop_vgload, tool, vgload_result)
 from harness.vgcli import cli_ok, eventually
+from harness.wire import FAR_NETDEV, Wire, far_server, near_client
 
 RDMA_CORE_TESTS = "/usr/share/doc/rdma-core/tests"
 # vg_sqhold releasing 4 KB (four 1 KB packets) of a WQE per timer tick
@@ -503,3 +505,47 @@ def test_fenced_wrs_complete_with_the_shortest_transport_timer(patched_rxe):
     retries = (after.get("completer_retry_err", 0) -
                before.get("completer_retry_err", 0))
     print(f"retries: {retries}")
+
+
+# RDMA READ_RESPONSE_ONLY, the BTH's first byte, 28 bytes into an IPv4
+# RoCE v2 packet (20 of IP header, 8 of UDP).
+READ_RESPONSE_ONLY = 0x10
+
+
+def test_read_responses_the_port_drops_are_recovered(patched_rxe):
+    """512 B READs (8 outstanding) across the wire, every 20th response
+    dropped by a tc filter on the responder's egress, as a full port
+    queue drops them: the client runs without a failed completion, the
+    requester's retries recovering the responses lost.
+
+    Stock rdma_rxe answered a response it could not send with an RNR NAK
+    and sent the retried READ's response from the middle: the completer
+    warned (rxe_comp.c, COMPST_ERROR with a successful status) and failed
+    the QP within 60 ms of the first drop (driver patch 0011)."""
+    g = patched_rxe
+    port, log = 19600, "/tmp/rxe-read-drop.log"
+    before = hw_counters(g)
+    with Wire(g):
+        try:
+            g.run(f"tc qdisc add dev {FAR_NETDEV} clsact && "
+                  f"tc filter add dev {FAR_NETDEV} egress protocol ip u32 "
+                  f"match u8 {READ_RESPONSE_ONLY:#x} 0xff at 28 "
+                  "action gact ok random determ drop 20", check=True)
+            far_server(g, port)
+            near_client(g, "", port, "--op read --size 512 --depth 8 "
+                        "--duration 4", log)
+            res = vgload_result(g, log)
+            shown = g.run(f"tc -s filter show dev {FAR_NETDEV} egress",
+                          check=True).out
+        finally:
+            stop_vgload(g)
+            g.run(f"tc qdisc del dev {FAR_NETDEV} clsact")
+    after = hw_counters(g)
+    dropped = int(re.search(r"dropped (\d+)", shown)[1])
+    retries = (after.get("completer_retry_err", 0) -
+               before.get("completer_retry_err", 0))
+    print(f"\n{res['total']['ops']} READs, {dropped} responses dropped, "
+          f"{retries} retries")
+    assert dropped > 0, shown
+    assert res["ok"] and res["total"]["error_total"] == 0, res
+    assert retries > 0
