@@ -82,16 +82,23 @@ def client_command(args: str, cgroup: str = "") -> str:
     return in_cgroup(cgroup, cmd) if cgroup else cmd
 
 
+def vgload_client_command(g: Guest, cgroup: str, port: int, args: str,
+                          server: str = "", interval: int = 1) -> str:
+    """The shell command of a vgload client in cgroup ("" for the
+    agent's), to the server at @server (default: the guest's address)
+    with a report every @interval seconds (0: none), its JSON on
+    standard output."""
+    return client_command(f"{server or g.ip} --port {port} --json "
+                          f"--interval {interval} {args}", cgroup)
+
+
 def vgload_client(g: Guest, cgroup: str, port: int, args: str,
                   log: str, server: str = "", interval: int = 1,
                   status: bool = False) -> int:
-    """A vgload client in cgroup ("" for the agent's), in the background,
-    JSON to log, to the server at @server (default: the guest's address)
-    with a report every @interval seconds (0: none); with @status, the
-    log ends with rc=<its exit status>. Returns the pid of the shell that
-    runs it."""
-    cmd = client_command(f"{server or g.ip} --port {port} --json "
-                         f"--interval {interval} {args}", cgroup)
+    """vgload_client_command() in the background, JSON to log; with
+    @status, the log ends with rc=<its exit status>. Returns the pid of
+    the shell that runs it."""
+    cmd = vgload_client_command(g, cgroup, port, args, server, interval)
     return g.spawn(cmd + ("; echo rc=$?" if status else ""), log)
 
 

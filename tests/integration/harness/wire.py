@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from harness import nvme
 from harness.tenants import empty_cgroups, pin_cgroups
 from harness.testbed import REPO, Guest
-from harness.traffic import (client_command, stop_vgload, vgload_client,
-                             vgload_result, vgload_server)
+from harness.traffic import (stop_vgload, vgload_client,
+                             vgload_client_command, vgload_result,
+                             vgload_server)
 
 WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # A rate the emulated rxe sustains with headroom: across the veth, with
@@ -239,8 +240,8 @@ def near_client_command(g: Guest, cgroup: str, port: int,
                         args: str) -> str:
     """The shell command of a vgload client on rxe0 in cgroup, to the
     far server, its JSON on standard output."""
-    return client_command(f"{FAR_ADDR} --port {port} --json --interval 0 "
-                          f"--dev {g.rxe_dev} {args}", cgroup)
+    return vgload_client_command(g, cgroup, port, f"--dev {g.rxe_dev} {args}",
+                                 server=FAR_ADDR, interval=0)
 
 
 def near_client(g: Guest, cgroup: str, port: int, args: str,
