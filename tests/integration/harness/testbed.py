@@ -35,6 +35,10 @@ VGLOAD = BUILD_DIR / "userspace" / "vgload" / "vgload"
 RXE_DIR = BUILD_DIR / "rdma_rxe"
 RXE_MODULE = RXE_DIR / "drivers" / "infiniband" / "sw" / "rxe" / "rdma_rxe.ko"
 
+# VG_RUN_TRACE=FILE: every Guest.run() appended to FILE as a JSON line
+# (the test, the command, its wall and guest seconds), to find where the
+# suite's time goes (docs/testbed.md, "Measurements").
+RUN_TRACE = os.environ.get("VG_RUN_TRACE")
 # How long a command may wait to be handed to QEMU (Guest._send()).
 SEND_TIMEOUT = 30
 # Modules the initramfs needs to mount the root over 9p and reach the agent.
@@ -415,6 +419,7 @@ class Guest:
         """
         if not self.alive():
             raise GuestError("guest is not running", self.console())
+        start = time.monotonic()
         try:
             # A send that times out is an agent that stopped reading:
             # as much a hang as a reply that does not come.
@@ -429,6 +434,12 @@ class Guest:
                              f"--- what the guest's kernel was doing ---\n"
                              f"{report}", self.console_since(0)[:mark]) from None
         res = Result(reply["rc"], reply["out"], reply.get("seconds", 0.0))
+        if RUN_TRACE:
+            with open(RUN_TRACE, "a") as trace:
+                trace.write(json.dumps({
+                    "test": os.environ.get("PYTEST_CURRENT_TEST", ""),
+                    "cmd": cmd[:300], "wall": time.monotonic() - start,
+                    "guest": res.seconds}) + "\n")
         if check and not res.ok:
             raise AssertionError(f"`{cmd}` failed (rc {res.rc}):\n{res.out}")
         return res
