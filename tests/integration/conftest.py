@@ -47,21 +47,27 @@ def guest_holder():
 
 
 def reset(g: Guest):
-    """Base state: verbsgate unloaded, only rxe0 as RDMA link."""
-    g.run("rmmod verbsgate 2>/dev/null; "
-          # The two-port test device (test_fakedev.py), if a test left it.
-          "rmmod vg_fakeulp vg_fakedev 2>/dev/null; "
-          + g.delete_rdma_links(keep=g.rxe_dev) +
-          f"rdma link show {g.rxe_dev}/1 >/dev/null 2>&1 || "
-          f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev}",
-          check=True)
-    # The agent (this shell's parent) and this shell in the root cgroup,
-    # and every pinned cgroup on every vCPU again (tenants.pin_cgroups()),
-    # without what a failed test left running in it.
-    pinned = g.run(f"cd {CGROUPS} && echo $PPID > cgroup.procs && "
-                   "echo $$ > cgroup.procs || exit 1; for d in */; do "
-                   "[ -n \"$(cat $d/cpuset.cpus 2>/dev/null)\" ] && "
-                   "echo ${d%/}; done; true", check=True).out.split()
+    """Base state: verbsgate unloaded, only rxe0 as RDMA link.
+
+    One command, with as few processes as the shell can do without: it
+    runs before each of some 160 tests, and in TCG each process the
+    guest starts costs about a tenth of a second."""
+    # Modules a test may leave: verbsgate, the two-port test device
+    # (test_fakedev.py). Then the agent (this shell's parent) and this
+    # shell in the root cgroup; the pinned cgroups are printed, to be
+    # put on every vCPU again (tenants.pin_cgroups()) without what a
+    # failed test left running in them.
+    pinned = g.run(
+        "for m in verbsgate vg_fakeulp vg_fakedev; do "
+        "[ -d /sys/module/$m ] && rmmod $m 2>/dev/null; done; "
+        + g.delete_rdma_links(keep=g.rxe_dev) +
+        f"[ -e /sys/class/infiniband/{g.rxe_dev}/ports/1 ] || "
+        f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev} || exit 1; "
+        f"cd {CGROUPS} && echo $PPID > cgroup.procs && "
+        "echo $$ > cgroup.procs || exit 1; for d in */; do "
+        "[ -r $d/cpuset.cpus ] && read -r c < $d/cpuset.cpus && "
+        "[ -n \"$c\" ] && "
+        "echo ${d%/}; done; true", check=True).out.split()
     empty_cgroups(g, pinned)
     for name in pinned:
         g.run(f"echo > {CGROUPS}/{name}/cpuset.cpus", check=True)
@@ -81,7 +87,8 @@ def guest(guest_holder, request):
             pytest.fail(str(e), pytrace=False)
         # A regular file in /dev (a write to a device path after the
         # device went away) would take the name of a later device node.
-        stray = g.run("find /dev -maxdepth 1 -type f").out.split()
+        stray = g.run("for f in /dev/* /dev/.[!.]*; do [ -f $f ] && "
+                      "[ ! -h $f ] && echo $f; done; true").out.split()
         if stray:
             g.run("rm -f " + " ".join(stray))
             pytest.fail(f"the test left regular files in /dev: {stray}",
@@ -95,8 +102,8 @@ def guest(guest_holder, request):
 def stop_rxe_users(g: Guest):
     """Ends the test tools that keep rxe devices open: a process with the
     device open would hold up the link's deletion."""
-    g.run("pkill -x vgload; pkill -x ibv_rc_pingpong; "
-          "pkill -f 'vg_usq|ib_write_bw'; rmmod vg_sqhold 2>/dev/null")
+    g.run("pkill -x 'vgload|ibv_rc_pingpong'; pkill -f 'vg_usq|ib_write_bw'; "
+          "[ ! -d /sys/module/vg_sqhold ] || rmmod vg_sqhold")
 
 
 def load_patched_rxe(g: Guest):
