@@ -119,6 +119,14 @@ def load_stock_rxe(g: Guest):
 
 
 @pytest.fixture
+def rxe_restored(guest):
+    """The guest, for a test that loads and unloads rdma_rxe itself; the
+    stock one back afterwards (the base state)."""
+    yield guest
+    load_stock_rxe(guest)
+
+
+@pytest.fixture
 def patched_rxe(guest):
     """The guest with the patched rdma_rxe loaded (make rxe), stock again
     afterwards (the base state)."""

@@ -55,9 +55,9 @@ VICTIM = f"--op write --size 64 --depth 1 --duration {SECONDS}"
 # vCPUs. Pinned, they are as many for the host as one: vCPU 1 busy.
 BURNERS = 4
 # Rounds of an alone and a burner run, the order alternating (ABBA), and
-# the unpinned burner's runs. Two rounds: in four, the runs of each kind
-# were within 20 % of each other (the p99 within 30 %), the margins below
-# several times wider.
+# the unpinned burner's runs. Two rounds: in four, the pinned runs'
+# rates were within 6 % of each other, the unpinned's within a fifth and
+# every kind's p99s within a third; the margins below are wider by far.
 ROUNDS = 2
 UNPINNED_RUNS = 2
 PINNED_WAIT = 0.10

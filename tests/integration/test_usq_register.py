@@ -22,8 +22,6 @@ rdma_rxe once the traffic has stopped.
 """
 import re
 
-import pytest
-
 from harness.counters import stats, usq_objects
 from harness.testbed import SYSFS
 from harness.traffic import (SQHOLD_MODULE, SQHOLD_PARAMS, gid_index,
@@ -34,17 +32,6 @@ POLICY = "/sys/kernel/debug/verbsgate/rxe_policy"
 REGISTERED = "send queue policy verbsgate registered"
 UNREGISTERED = "send queue policy verbsgate unregistered"
 BUSY = "rdma_rxe has another send queue policy"
-
-
-@pytest.fixture
-def rxe(guest):
-    """The guest; the stock rdma_rxe back afterwards (the base state)."""
-    yield guest
-    # A process with the device open would hold up the link's deletion.
-    guest.run("pkill -x vgload; pkill -x ibv_rc_pingpong; "
-              "rmmod vg_sqhold 2>/dev/null")
-    res = guest.load_rxe(patched=False)
-    assert res.ok, f"reloading the stock rdma_rxe failed:\n{res.out}"
 
 
 def policy(g) -> str:
@@ -136,9 +123,9 @@ def traffic_ran_well(g, server: int, client: int, log: str):
                False)
 
 
-def test_verbsgate_first_then_patched_rxe(rxe):
+def test_verbsgate_first_then_patched_rxe(rxe_restored):
     """(a) verbsgate, then the patched rdma_rxe and `rdma link add`."""
-    g = rxe
+    g = rxe_restored
     assert g.load_verbsgate().ok
     assert policy(g) == "unsupported"     # the stock module, at base
     mark = g.console_mark()
@@ -159,10 +146,10 @@ def test_verbsgate_first_then_patched_rxe(rxe):
     pingpong(g, 18961)
 
 
-def test_patched_rxe_first_then_verbsgate(rxe):
+def test_patched_rxe_first_then_verbsgate(rxe_restored):
     """(b) the patched rdma_rxe with its device, then verbsgate; which
     keeps no reference to rdma_rxe."""
-    g = rxe
+    g = rxe_restored
     load_patched(g)
     refs = rxe_refs(g)
     mark = g.console_mark()
@@ -175,10 +162,10 @@ def test_patched_rxe_first_then_verbsgate(rxe):
     eventually("rdma_rxe's references", lambda: rxe_refs(g), refs)
 
 
-def test_link_delete_under_traffic_then_rxe_unload(rxe):
+def test_link_delete_under_traffic_then_rxe_unload(rxe_restored):
     """(c) `rdma link delete` while user QPs move data, then `rmmod
     rdma_rxe`, verbsgate loaded throughout."""
-    g = rxe
+    g = rxe_restored
     load_patched(g)
     assert g.load_verbsgate().ok
     assert policy(g) == "registered"
@@ -206,10 +193,10 @@ def test_link_delete_under_traffic_then_rxe_unload(rxe):
     pingpong(g, 18964)
 
 
-def test_stock_rxe_nothing_registered(rxe):
+def test_stock_rxe_nothing_registered(rxe_restored):
     """(d) on the stock rdma_rxe verbsgate registers nothing and loads as
     before; going back to it from the patched one as well."""
-    g = rxe
+    g = rxe_restored
     assert not g.rxe_patched()
     refs = rxe_refs(g)
     mark = g.console_mark()
@@ -232,10 +219,10 @@ def test_stock_rxe_nothing_registered(rxe):
     assert res.ok, res.out
 
 
-def test_verbsgate_unload_under_traffic(rxe):
+def test_verbsgate_unload_under_traffic(rxe_restored):
     """(e) `rmmod verbsgate` while user QPs move data: rxe is left without
     a policy and its traffic goes on."""
-    g = rxe
+    g = rxe_restored
     load_patched(g)
     assert g.load_verbsgate().ok
     assert policy(g) == "registered"
@@ -249,11 +236,11 @@ def test_verbsgate_unload_under_traffic(rxe):
     pingpong(g, 18968)
 
 
-def test_another_policy_first(rxe):
+def test_another_policy_first(rxe_restored):
     """(g) vg_sqhold holds rxe: verbsgate says so once, loads, leaves
     vg_sqhold's QPs alone, and registers at the next rxe device once
     vg_sqhold is gone."""
-    g = rxe
+    g = rxe_restored
     load_patched(g)
     g.run(f"insmod {SQHOLD_MODULE}", check=True)
     mark = g.console_mark()
@@ -276,11 +263,11 @@ def test_another_policy_first(rxe):
     pingpong(g, 18970)
 
 
-def test_qps_created_before_verbsgate_stay_ungoverned(rxe):
+def test_qps_created_before_verbsgate_stay_ungoverned(rxe_restored):
     """(f) User QPs that exist when verbsgate loads are not offered to it
     (rxe offers a QP only at its creation): their traffic goes on
     ungoverned and untracked, and a QP created afterwards is governed."""
-    g = rxe
+    g = rxe_restored
     load_patched(g)
     server, client, log = traffic(g, 18971, 8)
     assert g.load_verbsgate().ok
