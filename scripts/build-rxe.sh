@@ -57,5 +57,7 @@ mkdir -p "$out/drivers/infiniband/sw" "$out/include/rdma"
 cp -a "$tree/drivers/infiniband/sw/rxe" "$out/drivers/infiniband/sw/"
 cp "$tree/MAINTAINERS" "$out/"
 apply "$out"
-make -j"${JOBS:-$(nproc)}" -C "$KDIR" M="$rxe" CONFIG_RDMA_RXE=m KCFLAGS="-I$out/include" modules
+# CC: `make rxe` passes ccache's, as for every module it builds.
+make -j"${JOBS:-$(nproc)}" -C "$KDIR" M="$rxe" ${CC:+"CC=$CC"} CONFIG_RDMA_RXE=m \
+	KCFLAGS="-I$out/include" modules
 echo "rxe: built $rxe/rdma_rxe.ko for $KVER"

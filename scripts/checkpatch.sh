@@ -10,8 +10,10 @@ tree=$("$repo/scripts/kernel-tree.sh")
 cd "$repo"
 files=$(find kmod tests/kunit tests/integration uapi \
 	-name '*.[ch]' ! -name '*.mod.c' | sort)
-out=$(perl "$tree/scripts/checkpatch.pl" --no-tree --strict --terse \
-	--show-types -f $files 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
+# Ten files per checkpatch.pl, on every CPU: one took 35 s of CI on two.
+out=$(echo "$files" | xargs -n 10 -P "$(nproc)" perl \
+	"$tree/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	-f 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
 # Driver patch series: each patch as it would be mailed (named with a
 # leading ./: checkpatch.pl misreads some relative names). spdxcheck.py,
 # which checkpatch runs on new files, needs python3-ply; without it it

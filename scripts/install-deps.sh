@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="
-make gcc g++ cmake pkg-config bc flex bison libelf-dev libssl-dev kmod
+make gcc g++ cmake pkg-config bc flex bison libelf-dev libssl-dev kmod ccache
 xz-utils cpio gzip util-linux
 linux-image-amd64 linux-headers-amd64 linux-source-6.1
 qemu-system-x86 busybox-static iproute2

@@ -112,16 +112,21 @@ def stop_vgload(g: Guest):
 
 
 def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
-    """A client's JSON once it has written it."""
+    """A client's JSON once it has written it. One guest command waits
+    for the log to fill, looking every tenth of a second (a command and
+    a half-second sleep per look cost 0.65 s each time); the host parses
+    it, and asks again while the client is still writing."""
     deadline = time.monotonic() + wait_s
+    again = ""
     while True:
-        out = g.run(f"cat {log}").out
+        out = g.run(f"{again}for i in $(seq 20); do [ -s {log} ] && break; "
+                    f"sleep 0.1; done; cat {log}").out
+        again = "sleep 0.2; "
         try:
             return json.loads(out)
         except ValueError:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{log}: {out}")
-            g.run("sleep 0.5")
 
 
 def window_bytes(result: dict, first: int, last: int) -> int:
