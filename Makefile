@@ -16,6 +16,8 @@
 #                   per pacing setting, with and without the port queue
 #   make wire-nvme  NVMe-oF tenants on the wire: shares and the latency
 #                   tenant's frontier, with and without verbsgate
+#   make husky      Husky's adversarial matrix on the wire: what verbsgate
+#                   stops, attack by attack (docs/husky.md)
 #   make testbed-modes  a latency tenant next to a stream, on loopback and
 #                   on the wire, with and without verbsgate
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
@@ -55,13 +57,25 @@ endif
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
 	rxe rxe-conformance usq-full bench-nvme fuzz insncount wire-sweep \
-	wire-nvme testbed-modes
+	wire-nvme testbed-modes husky
 
 all: module userspace
+
+# The test bed's guest loads modules over 9p, and DWARF is 13 of
+# verbsgate.ko's 13.4 MB: each built module keeps its debug info in
+# NAME.ko.debug, which gdb and addr2line find through the module's
+# .gnu_debuglink, and carries only its code and symbols. A module that
+# kbuild did not relink is split already.
+split_debug = for ko in $(1); do \
+	if readelf -S $$ko | grep -q '\.debug_info'; then \
+		objcopy --only-keep-debug $$ko $$ko.debug && \
+		objcopy --strip-debug --add-gnu-debuglink=$$ko.debug $$ko; \
+	fi || exit 1; done
 
 module:
 	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(CURDIR) VG_DEBUG=$(VG_DEBUG) \
 		$(KBUILD_CC) modules
+	$(call split_debug,kmod/verbsgate.ko)
 
 # Test-only modules, one per folder of tests/integration with a Kbuild:
 # fault injection for the test bed's own tests, a driver-owned drain_sq,
@@ -74,11 +88,13 @@ TEST_MODULES := $(CURDIR)/tests/integration
 test-modules: rxe
 	$(MAKE) -j$(JOBS) -C $(KDIR) M=$(TEST_MODULES) \
 		VG_RXE_BUILD=$(BUILD)/rdma_rxe $(KBUILD_CC) modules
+	$(call split_debug,$(TEST_MODULES)/*/*.ko)
 
 # rdma_rxe.ko with the driver patch series, in $(BUILD)/rdma_rxe (test
 # modules that implement a send queue policy link against it).
 rxe:
 	BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR) $(KBUILD_CC) scripts/build-rxe.sh
+	$(call split_debug,$(BUILD)/rdma_rxe/drivers/infiniband/sw/rxe/rdma_rxe.ko)
 
 # rdma-core's whole test suite on stock rxe, on patched rxe with no
 # policy, with a pass-through test policy, releasing in parts and under
@@ -194,6 +210,16 @@ wire-nvme: deps
 	$(MAKE) all
 	$(TARGET_PY) tests/integration/targets/wire_nvme.py
 
+# Husky's attacks, each victim against each attacker on the wire, alone,
+# attacked and attacked under verbsgate (tests/integration/harness/
+# husky.py); VG_HUSKY_CELLS=reduced|all|VICTIM/ATTACKER;..., VG_HUSKY_RUNS
+# (3). Markdown to stdout and $(BUILD)/husky.md, figures to husky.json,
+# a heatmap to husky.png; about two minutes per cell and run.
+husky: deps
+	scripts/install-deps.sh python3-matplotlib
+	$(MAKE) all rxe
+	$(TARGET_PY) tests/integration/targets/husky.py
+
 # A latency tenant next to a stream on loopback and on the wire, with and
 # without verbsgate: what each mode emulates; medians of VG_MODES_ROUNDS
 # (3); Markdown to stdout and $(BUILD)/testbed-modes.md; about 5 minutes.
@@ -215,4 +241,5 @@ install: all
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C $(KDIR) M=$(TEST_MODULES) clean
+	rm -f kmod/*.ko.debug $(TEST_MODULES)/*/*.ko.debug
 	rm -rf $(BUILD)

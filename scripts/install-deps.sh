@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install the Debian packages verbsgate needs to build, test and demonstrate
-# (`make deps`; `make demo` and `make check` run it first). Installs only
-# what is missing; as non-root, prints the command to run instead.
+# (`make deps`; `make demo` and `make check` run it first), and the
+# packages given as arguments. Installs only what is missing; as
+# non-root, prints the command to run instead.
 set -eu
 
 PACKAGES="
@@ -16,6 +17,9 @@ nvme-cli fio
 python3 python3-pytest
 googletest libgtest-dev libbenchmark-dev
 "
+
+# A make target's own extras (`make husky`: python3-matplotlib).
+PACKAGES="$PACKAGES $*"
 
 missing=
 for p in $PACKAGES; do

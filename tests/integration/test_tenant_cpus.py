@@ -58,8 +58,12 @@ BURNERS = 4
 # the unpinned burner's runs. Two rounds: in four, the pinned runs'
 # rates were within 6 % of each other, the unpinned's within a fifth and
 # every kind's p99s within a third; the margins below are wider by far.
+# One unpinned run: it cut the victim's rate 8 times and raised its p99
+# 35 times, where the bounds ask for 1.5 and 2; a fifth more or less of
+# it moves the pinned runs' bound (half its log cost, about 1) by 0.1,
+# and they cost 0.01 to 0.09.
 ROUNDS = 2
-UNPINNED_RUNS = 2
+UNPINNED_RUNS = 1
 PINNED_WAIT = 0.10
 UNPINNED_WAIT = 0.20
 # The pinned burner's cost to the victim against the unpinned one's, in
@@ -147,7 +151,7 @@ def test_a_cpu_burner_in_a_pinned_neighbour_leaves_the_victim_its_cpu(
     rows = [f"A 64 B WRITE victim (one outstanding) on vCPU 0, {BURNERS} "
             "CPU burners (`yes`) in the attacker's cgroup on vCPU 1, or "
             f"both cgroups on both vCPUs; {SECONDS} s runs, pinned in "
-            f"{ROUNDS} alternated rounds, unpinned {UNPINNED_RUNS} runs; "
+            f"{ROUNDS} alternated rounds, unpinned {UNPINNED_RUNS} run(s); "
             "medians, the runs' spread in brackets. The victim's vCPUs: "
             "what the host gave the vCPUs it may run on while it ran.", "",
             "| victim | waited for a CPU | its vCPUs waited for the host "

@@ -1,0 +1,337 @@
+"""Husky's adversarial matrix on the wire (issue #46).
+
+A cell is a victim next to an attacker, each an unprivileged vgload
+client in its own cgroup, pinned to a vCPU of its own (pinned_wire()),
+both to servers on the far device, so that they share the port, not a
+vCPU. A cell runs three ways in one boot, `runs` times each, and keeps
+the medians:
+
+- alone: the victim by itself, verbsgate unloaded (the baseline, so
+  that verbsgate's own cost counts against it);
+- off: the victim next to the attacker, verbsgate unloaded;
+- on: the same with verbsgate loaded, the two tenants at equal weight
+  (a latency victim's tenant in the latency class, as an operator would
+  set it) and the device paced at ON_PACING;
+
+and, to tell what verbsgate's pacing costs the victim from what the
+attacker does, alone_on: the victim by itself under verbsgate.
+
+Verdicts follow Husky (nsdi23, §5): a throughput victim passes when its
+bytes/s and its messages/s are both at least (1 - alpha) x the smaller
+of what it reached alone and its fair share of the line (half of it,
+both tenants at weight 1; messages/s scaled from alone in proportion);
+a latency victim passes when its p99 is at most (1 + alpha) x the larger
+of its p99 alone and next to a benign neighbour of the same weight (a
+copy of itself). alpha = ALPHA as in Husky; the report also gives
+GOAL_ALPHA. An attacker that does not cut the victim by INEFFECTIVE
+with verbsgate unloaded is "attack ineffective on this test bed", not a
+pass. The victim is measured over its report intervals WINDOW, while
+the attacker (started a second earlier, ending later) runs.
+
+What rxe lacks: no NIC caches and no PCIe, so Husky's cache and PCIe
+attacks become CPU, memory and lock contention in the driver; the
+report labels the figures emulated.
+"""
+import json
+from dataclasses import asdict, dataclass, field
+from statistics import median
+
+from harness.testbed import Guest
+from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
+                             vgload_result)
+from harness.tenants import add_tenants, in_cgroup
+from harness.vgcli import cli_ok
+from harness.wire import (FAR_ADDR, LINE_BYTES, PACED_MBIT, Wire,
+                          far_server)
+
+ALPHA = 0.25
+GOAL_ALPHA = 0.10
+INEFFECTIVE = 0.25
+# The victim's run and the part of it measured, seconds since it started.
+SECONDS = 10
+WINDOW = (2, 8)
+# How an operator paces the device for tenants that share the wire
+# (docs/testbed.md): below the line, in one-packet chunks.
+ON_PACING = f"maxrate {PACED_MBIT}mbit chunk 1k chunk-nolat 1k burst 1k"
+# Both tenants' cgroups and their vCPUs; the test bed's own processes
+# share the attacker's.
+TENANT_CPUS = {"victim": "0", "attacker": "1"}
+TESTBED_CPUS = "1"
+
+
+@dataclass(frozen=True)
+class Role:
+    """A victim or an attacker: vgload client arguments (to a far
+    server; "--mode X-storm" ones need none), run by @procs processes,
+    each with these arguments. @kind "latency" victims are judged on
+    their p99, others on bytes/s and messages/s."""
+    name: str
+    args: str
+    kind: str = "throughput"
+    procs: int = 1
+
+    @property
+    def local(self) -> bool:
+        return "-storm" in self.args
+
+
+VICTIMS = {v.name: v for v in (
+    Role("latency WRITE 64 B", "--op write --size 64 --depth 1",
+         "latency"),
+    Role("latency SEND 64 B", "--op send --size 64 --depth 1", "latency"),
+    Role("closed-loop 4 KB x 16 QPs",
+         "--op write --size 4K --qps 16 --depth 1"),
+    Role("closed-loop 64 KB deep QP", "--op write --size 64K --depth 128"),
+    Role("bulk 1 MB WRITE", "--mode bw"),
+    Role("bulk 1 MB READ", "--mode bw --op read"),
+    Role("message rate 64 B x 4 QPs", "--op write --size 64 --qps 4 "
+         "--depth 16"),
+)}
+
+ATTACKERS = {a.name: a for a in (
+    Role("bulk WRITE x 16 QPs", "--mode bw --qps 16"),
+    Role("bulk READ x 16 QPs", "--mode bw --op read --qps 16"),
+    Role("bulk SEND x 16 QPs", "--mode bw --op send --qps 16"),
+    Role("message-rate storm", "--op write --size 8 --qps 8 --depth 32 "
+         "--post-list 8", procs=2),
+    Role("wide: 128 QPs x 2048 MRs", "--mode wide"),
+    Role("atomics", "--mode atomic-flood"),
+    Role("READ incast", "--op read --size 64K --qps 8 --depth 16"),
+    Role("RNR storm", "--mode rnr --qps 8"),
+    Role("reg/dereg storm", "--mode mr-storm"),
+    Role("QP create/destroy storm", "--mode qp-storm"),
+    Role("CQ create/destroy storm", "--mode cq-storm"),
+    Role("8 processes x 4 QPs", "--mode bw --size 64K --qps 4", procs=8),
+)}
+
+# The reduced matrix of `make check` (issue #46's list).
+REDUCED = [
+    ("closed-loop 4 KB x 16 QPs", "bulk WRITE x 16 QPs"),
+    ("latency WRITE 64 B", "bulk WRITE x 16 QPs"),
+    ("bulk 1 MB WRITE", "message-rate storm"),
+    ("bulk 1 MB WRITE", "reg/dereg storm"),
+    ("latency WRITE 64 B", "RNR storm"),
+    ("bulk 1 MB WRITE", "8 processes x 4 QPs"),
+]
+
+
+@dataclass
+class Figures:
+    """A victim's run: bytes/s and messages/s over WINDOW, its p99 (µs)
+    over the whole run, and what the port did."""
+    bytes_s: float
+    ops_s: float
+    p99_us: float
+    port: dict = field(default_factory=dict)
+
+
+def medians(runs: list[Figures]) -> Figures:
+    return Figures(median(r.bytes_s for r in runs),
+                   median(r.ops_s for r in runs),
+                   median(r.p99_us for r in runs),
+                   {k: median(r.port[k] for r in runs)
+                    for k in runs[0].port})
+
+
+def fair_share(alone: Figures, line_bytes: float = LINE_BYTES
+               ) -> tuple[float, float]:
+    """What the victim may ask for next to one tenant of its weight: the
+    smaller of alone and half the line, in bytes/s, and in messages/s in
+    the same proportion."""
+    want = min(alone.bytes_s, line_bytes / 2)
+    scale = want / alone.bytes_s if alone.bytes_s else 0.0
+    return want, alone.ops_s * scale
+
+
+def passes(victim: Role, alone: Figures, attacked: Figures, alpha: float,
+           benign_p99: float = 0.0, line_bytes: float = LINE_BYTES
+           ) -> bool:
+    """Husky's predicate (module docstring)."""
+    if victim.kind == "latency":
+        return attacked.p99_us <= (1 + alpha) * max(alone.p99_us,
+                                                     benign_p99)
+    want_bytes, want_ops = fair_share(alone, line_bytes)
+    return (attacked.bytes_s >= (1 - alpha) * want_bytes and
+            attacked.ops_s >= (1 - alpha) * want_ops)
+
+
+def verdict(victim: Role, alone: Figures, off: Figures, on: Figures,
+            benign_p99: float = 0.0, line_bytes: float = LINE_BYTES
+            ) -> dict:
+    """The cell's verdicts: whether the attack hurts at all unloaded (by
+    INEFFECTIVE, against alone, not the fair share: a victim that asks
+    for more than its share is not attacked by being held to it), and
+    with verbsgate at ALPHA and GOAL_ALPHA."""
+    if victim.kind == "latency":
+        hurt = off.p99_us > (1 + INEFFECTIVE) * alone.p99_us
+    else:
+        hurt = (off.bytes_s < (1 - INEFFECTIVE) * alone.bytes_s or
+                off.ops_s < (1 - INEFFECTIVE) * alone.ops_s)
+    result = {"effective": hurt}
+    for name, alpha in (("alpha", ALPHA), ("goal", GOAL_ALPHA)):
+        result[f"off_{name}"] = passes(victim, alone, off, alpha,
+                                       benign_p99, line_bytes)
+        result[f"on_{name}"] = passes(victim, alone, on, alpha, benign_p99,
+                                      line_bytes)
+    return result
+
+
+def label(v: dict) -> str:
+    """A verdict in a word, for the table and the heatmap."""
+    if not v["effective"]:
+        return "attack ineffective"
+    return "stopped" if v["on_alpha"] else "not stopped"
+
+
+# -- running a cell in the guest ---------------------------------------
+
+def _start(g: Guest, role: Role, cgroup: str, port: int, seconds: int,
+           log: str, interval: int) -> list[str]:
+    """@role's processes in @cgroup, unprivileged, in the background, each
+    to a far server of its own from @port on (none for local storms);
+    returns their logs (JSON)."""
+    logs = []
+    for n in range(role.procs):
+        args = f"--dev {g.rxe_dev} {role.args} --duration {seconds}"
+        if role.local:
+            args = f"--json --interval {interval} {args}"
+        else:
+            far_server(g, port + n)
+            args = (f"{FAR_ADDR} --port {port + n} --json "
+                    f"--interval {interval} {args}")
+        logs.append(f"{log}.{n}")
+        g.spawn(in_cgroup(cgroup, f"{UNPRIVILEGED} {client_command(args)}"),
+                logs[-1])
+    return logs
+
+
+def _figures(result: dict, port: dict) -> Figures:
+    """The victim's Figures from its vgload JSON: WINDOW's intervals."""
+    first, last = WINDOW
+    inside = [i for i in result["intervals"]
+              if first <= i["t_start_s"] < last]
+    assert inside, f"no report interval in {WINDOW}: {result}"
+    seconds = sum(i["t_end_s"] - i["t_start_s"] for i in inside)
+    return Figures(sum(i["bytes"] for i in inside) / seconds,
+                   sum(i["ops"] for i in inside) / seconds,
+                   result["total"]["lat_us"]["p99"], port)
+
+
+def _outcome(g: Guest, log: str) -> dict:
+    """An attacker's JSON; one that died without it, as a failed run
+    with what it printed."""
+    try:
+        return vgload_result(g, log, wait_s=30)
+    except AssertionError as e:
+        return {"ok": False, "error": str(e)[-300:]}
+
+
+def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
+             port: int) -> tuple[Figures, list[dict]]:
+    """The victim for SECONDS, next to @attacker (started a second ahead
+    and ending two later) unless None: the victim's Figures and the
+    attacker's results. The victim's client must end well; an attacker
+    may fail (a storm that meets a device limit), which its results
+    say."""
+    attacks = []
+    try:
+        with w.watch() as counts:
+            if attacker:
+                attacks = _start(g, attacker, "attacker", port + 1,
+                                 SECONDS + 3, "/tmp/husky-attacker.log", 1)
+                g.run("sleep 1")
+            [log] = _start(g, victim, "victim", port, SECONDS,
+                           "/tmp/husky-victim.log", 1)
+            result = vgload_result(g, log, wait_s=SECONDS + 60)
+            others = [_outcome(g, a) for a in attacks]
+    finally:
+        stop_vgload(g)
+    assert result["ok"], result
+    port_figures = {"bytes": counts.bytes, "drops": counts.drops,
+                    "held": counts.held}
+    return _figures(result, port_figures), others
+
+
+@dataclass
+class Cell:
+    """A cell's runs, each way, and what the attacker managed."""
+    victim: str
+    attacker: str
+    alone: list[Figures] = field(default_factory=list)
+    off: list[Figures] = field(default_factory=list)
+    on: list[Figures] = field(default_factory=list)
+    alone_on: list[Figures] = field(default_factory=list)
+    attacker_ok: list[bool] = field(default_factory=list)
+    attacker_errors: list[str] = field(default_factory=list)
+
+    WAYS = ("alone", "off", "on", "alone_on")
+
+    def summary(self, benign_p99: float = 0.0) -> dict:
+        m = {way: medians(getattr(self, way)) for way in self.WAYS}
+        v = verdict(VICTIMS[self.victim], m["alone"], m["off"], m["on"],
+                    benign_p99)
+        return {"victim": self.victim, "attacker": self.attacker,
+                **{way: asdict(f) for way, f in m.items()},
+                "verdict": v, "label": label(v),
+                "attacker_ok": self.attacker_ok,
+                "attacker_errors": self.attacker_errors, "runs": {
+                    way: [asdict(f) for f in getattr(self, way)]
+                    for way in self.WAYS}}
+
+
+def load_paced(g: Guest, victim: Role):
+    """verbsgate with both tenants at weight 1, a latency victim's in the
+    latency class, the device paced as an operator is told to
+    (ON_PACING)."""
+    assert g.load_verbsgate().ok
+    kind = "latency" if victim.kind == "latency" else "bandwidth"
+    add_tenants(g, {"victim": f"class {kind} weight 1",
+                    "attacker": "class bandwidth weight 1"})
+    cli_ok(g, f"dev set {g.rxe_dev} {ON_PACING} enforce on")
+
+
+def run_cell(g: Guest, w: Wire, victim: str, attacker: str, runs: int,
+             port: int) -> Cell:
+    """@runs rounds of the three ways (module docstring); verbsgate ends
+    unloaded. Ports from @port on, forty per run."""
+    cell = Cell(victim, attacker)
+    v, a = VICTIMS[victim], ATTACKERS[attacker]
+    for _ in range(runs):
+        g.unload_verbsgate()
+        cell.alone.append(run_once(g, w, v, None, port)[0])
+        fig, others = run_once(g, w, v, a, port + 10)
+        cell.off.append(fig)
+        load_paced(g, v)
+        try:
+            fig, others_on = run_once(g, w, v, a, port + 20)
+            cell.alone_on.append(run_once(g, w, v, None, port + 30)[0])
+        finally:
+            g.unload_verbsgate()
+        cell.on.append(fig)
+        cell.attacker_ok.append(all(r.get("ok") for r in others + others_on))
+        cell.attacker_errors += [r.get("error") or r.get("end_reason", "")
+                                 for r in others + others_on
+                                 if not r.get("ok")]
+        port += 40
+    return cell
+
+
+def benign_p99(g: Guest, w: Wire, victim: str, runs: int, port: int
+               ) -> float:
+    """A latency victim's median p99 next to a copy of itself in the
+    attacker's cgroup (same weight), verbsgate loaded."""
+    v = VICTIMS[victim]
+    neighbour = Role("benign copy", v.args)
+    p99s = []
+    load_paced(g, v)
+    try:
+        for _ in range(runs):
+            p99s.append(run_once(g, w, v, neighbour, port)[0].p99_us)
+            port += 10
+    finally:
+        g.unload_verbsgate()
+    return median(p99s)
+
+
+def dumps(cells: list[dict]) -> str:
+    return json.dumps(cells, indent=1)

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""`make husky`: Husky's adversarial matrix on the wire (issue #46),
+harness/husky.py's cells, each three ways (alone, attacked with verbsgate
+unloaded, attacked with verbsgate pacing both tenants at weight 1), the
+medians of VG_HUSKY_RUNS runs (default 3), in one boot with the patched
+rdma_rxe (user QPs are governed only there).
+
+VG_HUSKY_CELLS picks cells: "reduced" (the list `make check` is to
+assert), "all" (every victim against every attacker, the default), or
+"VICTIM/ATTACKER;..." by name.
+
+Markdown to stdout and build/husky.md, every run's figures to
+build/husky.json, and a heatmap of the verdicts to build/husky.png when
+python3-matplotlib is installed (`make husky` installs it). Emulated
+(rxe in QEMU TCG): only the ratios within one table mean anything. About
+two minutes per cell and run.
+"""
+import os
+import platform
+import sys
+import time
+
+from harness import husky
+from harness.reports import build_report
+from harness.tenants import make_cgroups
+from harness.testbed import BUILD_DIR, Guest
+from harness.wire import LABEL, LINE_RATE, PORT_QUEUE, pinned_wire
+
+RUNS = int(os.environ.get("VG_HUSKY_RUNS", "3"))
+
+
+def cells() -> list[tuple[str, str]]:
+    pick = os.environ.get("VG_HUSKY_CELLS", "all")
+    if pick == "reduced":
+        return list(husky.REDUCED)
+    if pick == "all":
+        return [(v, a) for v in husky.VICTIMS for a in husky.ATTACKERS]
+    out = []
+    for item in pick.split(";"):
+        victim, _, attacker = item.partition("/")
+        if victim not in husky.VICTIMS or attacker not in husky.ATTACKERS:
+            sys.exit(f"husky: no cell {item!r}; victims: "
+                     f"{', '.join(husky.VICTIMS)}; attackers: "
+                     f"{', '.join(husky.ATTACKERS)}")
+        out.append((victim, attacker))
+    return out
+
+
+def cpu_model() -> str:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.machine()
+
+
+def mbit(bytes_s: float) -> str:
+    return f"{bytes_s * 8e-6:.1f}"
+
+
+def row(s: dict) -> str:
+    v = s["verdict"]
+    latency = husky.VICTIMS[s["victim"]].kind == "latency"
+
+    def fig(way):
+        f = s[way]
+        if latency:
+            return f"p99 {f['p99_us'] / 1000:.1f} ms"
+        return f"{mbit(f['bytes_s'])} Mbit/s, {f['ops_s']:.0f}/s"
+    yes = {True: "pass", False: "fail"}
+    port = s["on"]["port"]
+    return (f"| {s['victim']} | {s['attacker']} | {fig('alone')} | "
+            f"{fig('off')} | {fig('on')} | {fig('alone_on')} | "
+            f"{yes[v['off_alpha']]} | "
+            f"{yes[v['on_alpha']]} | {yes[v['on_goal']]} | **{s['label']}** "
+            f"| {port['bytes'] / 1e6:.1f} / {port['drops']:.0f} |"
+            + ("" if all(s["attacker_ok"]) else " attacker failed"))
+
+
+def heatmap(summaries: list[dict], path) -> str:
+    """The verdicts as a victims x attackers grid; returns what it wrote
+    or why not."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "no heatmap: python3-matplotlib is not installed"
+    victims = list(dict.fromkeys(s["victim"] for s in summaries))
+    attackers = list(dict.fromkeys(s["attacker"] for s in summaries))
+    shade = {"stopped": 2, "attack ineffective": 1, "not stopped": 0}
+    grid = [[float("nan")] * len(attackers) for _ in victims]
+    for s in summaries:
+        grid[victims.index(s["victim"])][attackers.index(s["attacker"])] = \
+            shade[s["label"]]
+    fig, ax = plt.subplots(figsize=(2 + 1.1 * len(attackers),
+                                    1.5 + 0.6 * len(victims)))
+    ax.imshow(grid, cmap=matplotlib.colors.ListedColormap(
+        ["#d73027", "#bbbbbb", "#1a9850"]), vmin=0, vmax=2)
+    ax.set_xticks(range(len(attackers)), attackers, rotation=40,
+                  ha="right")
+    ax.set_yticks(range(len(victims)), victims)
+    for s in summaries:
+        ax.text(attackers.index(s["attacker"]), victims.index(s["victim"]),
+                {"stopped": "stopped", "attack ineffective": "ineff.",
+                 "not stopped": "NOT"}[s["label"]],
+                ha="center", va="center", fontsize=7)
+    ax.set_title(f"verbsgate against Husky's attacks, {LABEL}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return f"heatmap: {path.name}"
+
+
+def main():
+    picked = cells()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    summaries = []
+    with Guest() as g:
+        res = g.load_rxe(patched=True)
+        assert res.ok, res.out
+        make_cgroups(g, husky.TENANT_CPUS)
+        port = 20000
+        with pinned_wire(g, husky.TENANT_CPUS, testbed=husky.TESTBED_CPUS
+                         ) as w:
+            benign = {}
+            for victim, attacker in picked:
+                if husky.VICTIMS[victim].kind == "latency" and \
+                        victim not in benign:
+                    benign[victim] = husky.benign_p99(g, w, victim, RUNS,
+                                                      port)
+                    port += 10 * RUNS
+                cell = husky.run_cell(g, w, victim, attacker, RUNS, port)
+                port += 40 * RUNS
+                summaries.append(cell.summary(benign.get(victim, 0.0)))
+                print(row(summaries[-1]), flush=True)
+        # Every warning, oops or blocked task the matrix caused.
+        errors = g.kernel_errors()
+    stopped = sum(s["label"] == "stopped" for s in summaries)
+    ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
+    goal = sum(s["verdict"]["effective"] and s["verdict"]["on_goal"]
+               for s in summaries)
+    text = "\n".join([
+        f"# Husky's attacks against verbsgate ({LABEL})", "",
+        f"{started}, `VG_HUSKY_CELLS={os.environ.get('VG_HUSKY_CELLS', 'all')}"
+        f" VG_HUSKY_RUNS={RUNS} make husky`, on a {os.cpu_count()}-CPU "
+        f"{cpu_model()}. Wire: "
+        f"{LINE_RATE} port, {PORT_QUEUE} queue; victim and attacker pinned "
+        "to vCPU 0 and 1, unprivileged; verbsgate with both tenants at "
+        "weight 1 (a latency victim's in the latency class), `dev set "
+        f"rxe0 {husky.ON_PACING}`; \"alone, on\": the victim by itself "
+        "under verbsgate, what its pacing costs. Victims measured "
+        f"over seconds {husky.WINDOW[0]}-{husky.WINDOW[1]} of "
+        f"{husky.SECONDS} s runs; medians of {RUNS} runs. Pass: at least "
+        f"{1 - husky.ALPHA:.2f} x min(alone, fair share) in bytes/s and "
+        f"messages/s (latency victims: p99 at most {1 + husky.ALPHA:.2f} x "
+        "max(alone, next to a benign copy)); goal: the same at "
+        f"alpha {husky.GOAL_ALPHA}.", "",
+        f"{len(summaries)} cells: {stopped} stopped by verbsgate, "
+        f"{len(summaries) - stopped - ineffective} not stopped, "
+        f"{ineffective} attacks ineffective on this test bed; {goal} of the "
+        f"effective ones within the goal.", "",
+        "| victim | attacker | alone | attacked, off | attacked, on | "
+        "alone, on | off α=.25 | on α=.25 | on α=.10 | verdict | "
+        "port MB / drops, on |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *[row(s) for s in summaries], "",
+        "The guest's console: " + (f"{len(errors)} kernel errors:\n\n" +
+                                   "\n".join(f"    {e}" for e in errors)
+                                   if errors else
+                                   "no warning, oops or blocked task.")])
+    print(heatmap(summaries, BUILD_DIR / "husky.png"))
+    build_report("husky.md", text, {"cells": summaries, "errors": errors})
+    if errors:
+        sys.exit("husky: the guest's kernel reported errors (above)")
+
+
+if __name__ == "__main__":
+    main()
