@@ -64,3 +64,10 @@ def test_medians_take_each_figure_across_runs():
 def test_every_reduced_cell_names_a_victim_and_an_attacker():
     for victim, attacker in husky.REDUCED:
         assert victim in husky.VICTIMS and attacker in husky.ATTACKERS
+
+
+def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():
+    alone = fig(1, p99=400)
+    v = husky.verdict(LATENCY, alone, fig(1, p99=400), fig(1, p99=3100))
+    assert not v["effective"]
+    assert husky.label(v) == "worse with verbsgate"

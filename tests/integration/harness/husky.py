@@ -177,7 +177,11 @@ def verdict(victim: Role, alone: Figures, off: Figures, on: Figures,
 
 
 def label(v: dict) -> str:
-    """A verdict in a word, for the table and the heatmap."""
+    """A verdict in a word, for the table and the heatmap. A victim that
+    passes unloaded and fails under verbsgate says so first: the attack
+    did not hurt, verbsgate did."""
+    if v["off_alpha"] and not v["on_alpha"]:
+        return "worse with verbsgate"
     if not v["effective"]:
         return "attack ineffective"
     return "stopped" if v["on_alpha"] else "not stopped"

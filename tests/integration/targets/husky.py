@@ -87,7 +87,8 @@ def heatmap(summaries: list[dict], path) -> str:
         return "no heatmap: python3-matplotlib is not installed"
     victims = list(dict.fromkeys(s["victim"] for s in summaries))
     attackers = list(dict.fromkeys(s["attacker"] for s in summaries))
-    shade = {"stopped": 2, "attack ineffective": 1, "not stopped": 0}
+    shade = {"stopped": 2, "attack ineffective": 1, "not stopped": 0,
+             "worse with verbsgate": 0}
     grid = [[float("nan")] * len(attackers) for _ in victims]
     for s in summaries:
         grid[victims.index(s["victim"])][attackers.index(s["attacker"])] = \
@@ -102,7 +103,8 @@ def heatmap(summaries: list[dict], path) -> str:
     for s in summaries:
         ax.text(attackers.index(s["attacker"]), victims.index(s["victim"]),
                 {"stopped": "stopped", "attack ineffective": "ineff.",
-                 "not stopped": "NOT"}[s["label"]],
+                 "not stopped": "NOT", "worse with verbsgate": "WORSE"}[
+                    s["label"]],
                 ha="center", va="center", fontsize=7)
     ax.set_title(f"verbsgate against Husky's attacks, {LABEL}", fontsize=9)
     fig.tight_layout()
@@ -136,6 +138,7 @@ def main():
         errors = g.kernel_errors()
     stopped = sum(s["label"] == "stopped" for s in summaries)
     ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
+    worse = sum(s["label"] == "worse with verbsgate" for s in summaries)
     goal = sum(s["verdict"]["effective"] and s["verdict"]["on_goal"]
                for s in summaries)
     text = "\n".join([
@@ -155,9 +158,10 @@ def main():
         "max(alone, next to a benign copy)); goal: the same at "
         f"alpha {husky.GOAL_ALPHA}.", "",
         f"{len(summaries)} cells: {stopped} stopped by verbsgate, "
-        f"{len(summaries) - stopped - ineffective} not stopped, "
-        f"{ineffective} attacks ineffective on this test bed; {goal} of the "
-        f"effective ones within the goal.", "",
+        f"{len(summaries) - stopped - ineffective - worse} not stopped, "
+        f"{ineffective} attacks ineffective on this test bed, {worse} "
+        f"worse with verbsgate than without; {goal} of the effective ones "
+        "within the goal.", "",
         "| victim | attacker | alone | attacked, off | attacked, on | "
         "alone, on | off α=.25 | on α=.25 | on α=.10 | verdict | "
         "port MB / drops, on |",
