@@ -106,7 +106,7 @@ def heatmap(summaries: list[dict], path) -> str:
                  "not stopped": "NOT", "worse with verbsgate": "WORSE"}[
                     s["label"]],
                 ha="center", va="center", fontsize=7)
-    ax.set_title(f"verbsgate against Husky's attacks, {LABEL}", fontsize=9)
+    ax.set_title(f"verbsgate against Husky's attacks\n{LABEL}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     return f"heatmap: {path.name}"
