@@ -142,7 +142,7 @@ def main():
     goal = sum(s["verdict"]["effective"] and s["verdict"]["on_goal"]
                for s in summaries)
     text = "\n".join([
-        f"# Husky's attacks against verbsgate ({LABEL})", "",
+        f"# Husky's attacks against verbsgate, {LABEL}", "",
         f"{started}, `VG_HUSKY_CELLS={os.environ.get('VG_HUSKY_CELLS', 'all')}"
         f" VG_HUSKY_RUNS={RUNS} make husky`, on a {os.cpu_count()}-CPU "
         f"{cpu_model()}. Wire: "
