@@ -17,7 +17,7 @@
 #   make wire-nvme  NVMe-oF tenants on the wire: shares and the latency
 #                   tenant's frontier, with and without verbsgate
 #   make husky      Husky's adversarial matrix on the wire: what verbsgate
-#                   stops, attack by attack (docs/husky.md)
+#                   stops, attack by attack (build/husky.md)
 #   make testbed-modes  a latency tenant next to a stream, on loopback and
 #                   on the wire, with and without verbsgate
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
@@ -43,8 +43,9 @@ TARGET_PY = PYTHONPATH=$(CURDIR)/tests/integration $(PYTHON)
 # objects in the project's cache, next to the kernel tree and the guest's
 # initramfs, so that a new clone of sources already built compiles in
 # seconds (the userspace, the modules and rdma_rxe took four minutes of
-# `make check`). Paths under the clone are mapped to relative ones so
-# that clones at different paths share objects.
+# `make check`). The userspace's objects are shared by clones at any path
+# (userspace/CMakeLists.txt maps the clone's path away); kbuild's, which
+# it compiles with absolute paths, by clones at the same path.
 CCACHE := $(shell command -v ccache 2>/dev/null)
 ifneq ($(CCACHE),)
 export CCACHE_DIR ?= $(or $(VERBSGATE_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/verbsgate)/ccache

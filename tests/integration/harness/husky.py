@@ -32,13 +32,12 @@ What rxe lacks: no NIC caches and no PCIe, so Husky's cache and PCIe
 attacks become CPU, memory and lock contention in the driver; the
 report labels the figures emulated.
 """
-import json
 from dataclasses import asdict, dataclass, field
 from statistics import median
 
 from harness.testbed import Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
-                             vgload_result)
+                             vgload_result, window_bytes)
 from harness.tenants import add_tenants, in_cgroup
 from harness.vgcli import cli_ok
 from harness.wire import (FAR_ADDR, LINE_BYTES, PACED_MBIT, Wire,
@@ -216,7 +215,7 @@ def _figures(result: dict, port: dict) -> Figures:
               if first <= i["t_start_s"] < last]
     assert inside, f"no report interval in {WINDOW}: {result}"
     seconds = sum(i["t_end_s"] - i["t_start_s"] for i in inside)
-    return Figures(sum(i["bytes"] for i in inside) / seconds,
+    return Figures(window_bytes(result, first, last) / seconds,
                    sum(i["ops"] for i in inside) / seconds,
                    result["total"]["lat_us"]["p99"], port)
 
@@ -296,12 +295,11 @@ def load_paced(g: Guest, victim: Role):
 
 def run_cell(g: Guest, w: Wire, victim: str, attacker: str, runs: int,
              port: int) -> Cell:
-    """@runs rounds of the three ways (module docstring); verbsgate ends
-    unloaded. Ports from @port on, forty per run."""
+    """@runs rounds of the four ways (module docstring), verbsgate
+    unloaded before and after. Ports from @port on, forty per run."""
     cell = Cell(victim, attacker)
     v, a = VICTIMS[victim], ATTACKERS[attacker]
     for _ in range(runs):
-        g.unload_verbsgate()
         cell.alone.append(run_once(g, w, v, None, port)[0])
         fig, others = run_once(g, w, v, a, port + 10)
         cell.off.append(fig)
@@ -335,7 +333,3 @@ def benign_p99(g: Guest, w: Wire, victim: str, runs: int, port: int
     finally:
         g.unload_verbsgate()
     return median(p99s)
-
-
-def dumps(cells: list[dict]) -> str:
-    return json.dumps(cells, indent=1)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`make husky`: Husky's adversarial matrix on the wire (issue #46),
-harness/husky.py's cells, each three ways (alone, attacked with verbsgate
-unloaded, attacked with verbsgate pacing both tenants at weight 1), the
+harness/husky.py's cells, each four ways (alone, attacked with verbsgate
+unloaded, attacked with verbsgate pacing both tenants at weight 1, alone
+under verbsgate), the
 medians of VG_HUSKY_RUNS runs (default 3), in one boot with the patched
 rdma_rxe (user QPs are governed only there).
 
@@ -22,7 +23,6 @@ import time
 
 from harness import husky
 from harness.reports import build_report
-from harness.tenants import make_cgroups
 from harness.testbed import BUILD_DIR, Guest
 from harness.wire import LABEL, LINE_RATE, PORT_QUEUE, pinned_wire
 
@@ -119,7 +119,6 @@ def main():
     with Guest() as g:
         res = g.load_rxe(patched=True)
         assert res.ok, res.out
-        make_cgroups(g, husky.TENANT_CPUS)
         port = 20000
         with pinned_wire(g, husky.TENANT_CPUS, testbed=husky.TESTBED_CPUS
                          ) as w:
