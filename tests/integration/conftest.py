@@ -1,7 +1,9 @@
 """pytest fixtures of the emulated test bed (see testbed.py).
 
 `guest` is one QEMU guest for the whole session. Before each test it is put
-in the base state (verbsgate not loaded, rxe0 present); after each test the
+in the base state (verbsgate not loaded, rxe0 present, on the stock
+rdma_rxe or, for a test that takes `rxe_kept`, the patched one, swapped
+only when the test before it needed the other); after each test the
 kernel console is scanned, and a test during which the kernel oopsed,
 warned or panicked fails with the console excerpt; so does one that left
 a regular file in /dev (removed, so that later tests get device nodes).
@@ -46,37 +48,53 @@ def guest_holder():
     holder.close()
 
 
-def reset(g: Guest):
-    """Base state: verbsgate unloaded, only rxe0 as RDMA link.
+def reset(g: Guest, patched: bool):
+    """Base state: verbsgate unloaded, only rxe0 as RDMA link, on the
+    stock rdma_rxe or, if @patched, on the patched one.
 
     One command, with as few processes as the shell can do without: it
     runs before each of some 160 tests, and in TCG each process the
-    guest starts costs about a tenth of a second."""
+    guest starts costs about a tenth of a second. The loaded rdma_rxe
+    is swapped only when it is not the one wanted (or none is loaded):
+    a swap costs seconds, and tests that need the same one run in a
+    row."""
+    want = "patched" if patched else "stock"
     # Modules a test may leave: verbsgate, the two-port test device
     # (test_fakedev.py). Then the agent (this shell's parent) and this
     # shell in the root cgroup; the pinned cgroups are printed, to be
     # put on every vCPU again (tenants.pin_cgroups()) without what a
-    # failed test left running in them.
-    pinned = g.run(
+    # failed test left running in them. Which rdma_rxe is loaded comes
+    # from its taint (Guest.rxe_patched()).
+    out = g.run(
         "for m in verbsgate vg_fakeulp vg_fakedev; do "
         "[ -d /sys/module/$m ] && rmmod $m 2>/dev/null; done; "
+        "t=none; [ -r /sys/module/rdma_rxe/taint ] && read -r t < "
+        "/sys/module/rdma_rxe/taint; case $t in none) ;; *O*) t=patched;; "
+        f"*) t=stock;; esac; if [ $t = {want} ]; then "
         + g.delete_rdma_links(keep=g.rxe_dev) +
         f"[ -e /sys/class/infiniband/{g.rxe_dev}/ports/1 ] || "
         f"rdma link add {g.rxe_dev} type rxe netdev {g.netdev} || exit 1; "
+        "else echo swap; fi; "
         f"cd {CGROUPS} && echo $PPID > cgroup.procs && "
         "echo $$ > cgroup.procs || exit 1; for d in */; do "
         "[ -r $d/cpuset.cpus ] && read -r c < $d/cpuset.cpus && "
         "[ -n \"$c\" ] && "
         "echo ${d%/}; done; true", check=True).out.split()
-    empty_cgroups(g, pinned)
-    for name in pinned:
+    if out[:1] == ["swap"]:
+        out = out[1:]
+        stop_rxe_users(g)
+        res = g.load_rxe(patched=patched)
+        assert res.ok, f"loading the {want} rdma_rxe failed:\n{res.out}"
+        assert g.rxe_patched() == patched
+    empty_cgroups(g, out)
+    for name in out:
         g.run(f"echo > {CGROUPS}/{name}/cpuset.cpus", check=True)
 
 
 @pytest.fixture
 def guest(guest_holder, request):
     g = guest_holder.get()
-    reset(g)
+    reset(g, patched="rxe_kept" in request.fixturenames)
     mark = g.console_mark()
     request.node.vg_guest = (g, mark)
     yield g
@@ -102,57 +120,24 @@ def guest(guest_holder, request):
 def stop_rxe_users(g: Guest):
     """Ends the test tools that keep rxe devices open: a process with the
     device open would hold up the link's deletion."""
-    g.run("pkill -x 'vgload|ibv_rc_pingpong'; pkill -f 'vg_usq|ib_write_bw'; "
-          "[ ! -d /sys/module/vg_sqhold ] || rmmod vg_sqhold")
-
-
-def load_patched_rxe(g: Guest):
-    res = g.load_rxe(patched=True)
-    assert res.ok, f"loading the patched rdma_rxe failed:\n{res.out}"
-    assert g.rxe_patched()
-
-
-def load_stock_rxe(g: Guest):
-    stop_rxe_users(g)
-    res = g.load_rxe(patched=False)
-    assert res.ok, f"reloading the stock rdma_rxe failed:\n{res.out}"
+    g.kill_named("vgload|ibv_rc_pingpong|vg_usq*|ib_write_bw")
+    g.run("[ ! -d /sys/module/vg_sqhold ] || rmmod vg_sqhold")
 
 
 @pytest.fixture
-def rxe_restored(guest):
-    """The guest, for a test that loads and unloads rdma_rxe itself; the
-    stock one back afterwards (the base state)."""
+def swaps_rxe(guest):
+    """The guest, for a test that loads and unloads rdma_rxe itself: the
+    test tools that hold the device open end with it, and the next
+    test's reset() loads the rdma_rxe that test needs."""
     yield guest
-    load_stock_rxe(guest)
+    stop_rxe_users(guest)
 
 
 @pytest.fixture
-def patched_rxe(guest):
-    """The guest with the patched rdma_rxe loaded (make rxe), stock again
-    afterwards (the base state)."""
-    load_patched_rxe(guest)
-    yield guest
-    load_stock_rxe(guest)
-
-
-@pytest.fixture(scope="module")
-def patched_module(guest_holder):
-    """The patched rdma_rxe for all the tests of a module, which take the
-    guest through rxe_kept (swapping modules costs seconds per test);
-    stock again once they are done."""
-    yield
-    g = guest_holder.guest
-    if g is not None and g.alive() and g.rxe_patched():
-        load_stock_rxe(g)
-
-
-@pytest.fixture
-def rxe_kept(patched_module, guest):
-    """The guest with the patched rdma_rxe, which stays loaded for the
-    module's next test (patched_module restores the stock one); loaded
-    again after a test that put the stock one back, or in a new guest."""
-    if not guest.rxe_patched():
-        load_patched_rxe(guest)
+def rxe_kept(guest):
+    """The guest on the patched rdma_rxe (make rxe), which stays loaded
+    until a test that needs the stock one (reset()); the test tools that
+    hold the device open end with the test."""
     yield guest
     stop_rxe_users(guest)
 

@@ -70,8 +70,8 @@ def stop(g, pid: int):
           "sleep 0.1; done; exit 1", check=True)
 
 
-def test_patched_rxe_moves_traffic(patched_rxe):
-    g = patched_rxe
+def test_patched_rxe_moves_traffic(rxe_kept):
+    g = rxe_kept
     taint = g.run("cat /sys/module/rdma_rxe/taint", check=True).out.strip()
     assert "O" in taint, f"rdma_rxe is not the out-of-tree build: {taint}"
     idx = gid_index(g, g.ip)
@@ -215,8 +215,8 @@ def nodoorbell(g, idx: int, wait_ms: int, policy: bool) -> dict:
     return {k: (v if k == "data" else int(v)) for k, v in out.items()}
 
 
-def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
-    g = patched_rxe
+def test_policy_holds_wqes_written_without_doorbell(rxe_kept):
+    g = rxe_kept
     idx = gid_index(g, g.ip)
 
     # No policy: as on stock rxe, the requester, running for the big
@@ -241,10 +241,10 @@ def test_policy_holds_wqes_written_without_doorbell(patched_rxe):
     assert released and int(released.group(1)) >= 1, counters
 
 
-def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe):
+def test_policy_held_wqes_flushed_and_released_on_unload(rxe_kept):
     """WQEs a policy holds are flushed in order when their QP fails, and
     released when the policy unregisters while they are held."""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g, g.ip)
     g.run(f"insmod {SQHOLD_MODULE}", check=True)
     try:
@@ -279,13 +279,13 @@ def test_policy_held_wqes_flushed_and_released_on_unload(patched_rxe):
     assert not re.search(r"invalid|fail", done.out, re.I), done.out
 
 
-def test_policy_releases_wrs_in_parts(patched_rxe):
+def test_policy_releases_wrs_in_parts(rxe_kept):
     """1 MB WRITEs and SENDs released 4 KB at a time arrive intact, each
     signaled WR with exactly one completion carrying its wr_id, opcode
     and length, each SEND in one receive; 1 MB READs behind them, which
     rxe does not send in parts, go whole. The last packet of each part
     asks for its ACK, so nothing waits for the retransmit timer."""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g, g.ip)
     before = hw_counters(g)
     g.run(f"insmod {PART_POLICY}", check=True)
@@ -338,14 +338,14 @@ def wait_mid_message(g, parts: int):
                lambda: sqhold_counters(g)["parts"] >= parts, True)
 
 
-def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe):
+def test_policy_pause_inside_wr_outlasts_qp_timeout(rxe_kept):
     """A WRITE the policy stops releasing halfway for 2 s, four times the
     QP's timeout (about 0.5 s), on a QP with retry_cnt 0, completes
     successfully with its data once released: the retransmit timer that
     fires during the pause does not count as a transport retry. The
     same pause ended by unloading the policy, which releases the rest
     of the WR, completes too."""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g, g.ip)
     cmd = f"{tool('vg_parts')} {g.rxe_dev} {idx} {1 << 20} 1 17 0"
     g.run(f"insmod {PART_POLICY}", check=True)
@@ -384,12 +384,12 @@ def test_policy_pause_inside_wr_outlasts_qp_timeout(patched_rxe):
     assert "wrs=4 cqes=3 recvs=1 data=ok" in unloaded.out, unloaded.out
 
 
-def test_policy_partly_released_wr_flushed(patched_rxe):
+def test_policy_partly_released_wr_flushed(rxe_kept):
     """A WRITE the policy holds halfway is flushed like any other WR when
     its QP fails: every WR of the QP completes exactly once, in order,
     from the partly sent WRITE on with IBV_WC_WR_FLUSH_ERR; the policy is
     told (sq_flush) and unloads cleanly afterwards."""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g, g.ip)
     flag = "/tmp/parts-flush"
     g.run(f"rm -f {flag}; insmod {PART_POLICY}", check=True)
@@ -419,12 +419,12 @@ def rings(g) -> int:
     return int(g.run("grep -c rxe_queue_init /proc/vmallocinfo").out)
 
 
-def test_only_governed_qps_get_a_private_ring(patched_rxe):
+def test_only_governed_qps_get_a_private_ring(rxe_kept):
     """A QP the policy leaves alone costs what it costs on stock rxe: its
     CQ, send and receive rings; one it governs, a private copy of its
     send ring besides. (A policy that declines used to cost a second
     ring per QP, up to the size of the user's send queue.)"""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g)
     added = {}
     for name, load in (("no policy", None),
@@ -448,14 +448,14 @@ def test_only_governed_qps_get_a_private_ring(patched_rxe):
     assert added["governed"] == added["no policy"] + 1, added
 
 
-def test_mixed_wrs_behind_parts_complete_without_retries(patched_rxe):
+def test_mixed_wrs_behind_parts_complete_without_retries(rxe_kept):
     """Fenced READs, atomics, inline, unsignaled and multi-SGE WRITEs and
     SENDs of up to 256 KB, the large ones released 4 KB at a time: every
     byte and every completion as vg_usqcheck expects, three seeds, and
     no transport retry. A retransmit timer left running across a pause
     made this stall about one run in four (a spurious retry of a fenced
     READ then waits for its own rd_atomic credit)."""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g)
     before = hw_counters(g)
     g.run(f"insmod {PART_POLICY}", check=True)
@@ -477,7 +477,7 @@ def test_mixed_wrs_behind_parts_complete_without_retries(patched_rxe):
             f"{name}: {before} -> {after}"
 
 
-def test_fenced_wrs_complete_with_the_shortest_transport_timer(patched_rxe):
+def test_fenced_wrs_complete_with_the_shortest_transport_timer(rxe_kept):
     """Fenced READs and atomics among WRITEs and SENDs, with the transport
     timer at its shortest (one jiffy): every byte and every completion as
     vg_usqcheck expects, four seeds.
@@ -491,7 +491,7 @@ def test_fenced_wrs_complete_with_the_shortest_transport_timer(patched_rxe):
     device needs a late response, which rxe loopback hardly produces
     (retries are printed, not asserted); exercising 0003 on every run
     needs a wire that loses packets."""
-    g = patched_rxe
+    g = rxe_kept
     idx = gid_index(g)
     before = hw_counters(g)
     runs = [g.run(f"{tool('vg_usqcheck')} {g.rxe_dev} {idx} --ops 1000 "
@@ -512,7 +512,7 @@ def test_fenced_wrs_complete_with_the_shortest_transport_timer(patched_rxe):
 READ_RESPONSE_ONLY = 0x10
 
 
-def test_read_responses_the_port_drops_are_recovered(patched_rxe):
+def test_read_responses_the_port_drops_are_recovered(rxe_kept):
     """512 B READs (8 outstanding) across the wire, every 20th response
     dropped by a tc filter on the responder's egress, as a full port
     queue drops them: the client runs without a failed completion, the
@@ -522,7 +522,7 @@ def test_read_responses_the_port_drops_are_recovered(patched_rxe):
     and sent the retried READ's response from the middle: the completer
     warned (rxe_comp.c, COMPST_ERROR with a successful status) and failed
     the QP within 60 ms of the first drop (driver patch 0011)."""
-    g = patched_rxe
+    g = rxe_kept
     port, log = 19600, "/tmp/rxe-read-drop.log"
     before = hw_counters(g)
     with Wire(g):

@@ -123,9 +123,9 @@ def traffic_ran_well(g, server: int, client: int, log: str):
                False)
 
 
-def test_verbsgate_first_then_patched_rxe(rxe_restored):
+def test_verbsgate_first_then_patched_rxe(swaps_rxe):
     """(a) verbsgate, then the patched rdma_rxe and `rdma link add`."""
-    g = rxe_restored
+    g = swaps_rxe
     assert g.load_verbsgate().ok
     assert policy(g) == "unsupported"     # the stock module, at base
     mark = g.console_mark()
@@ -146,10 +146,10 @@ def test_verbsgate_first_then_patched_rxe(rxe_restored):
     pingpong(g, 18961)
 
 
-def test_patched_rxe_first_then_verbsgate(rxe_restored):
+def test_patched_rxe_first_then_verbsgate(swaps_rxe):
     """(b) the patched rdma_rxe with its device, then verbsgate; which
     keeps no reference to rdma_rxe."""
-    g = rxe_restored
+    g = swaps_rxe
     load_patched(g)
     refs = rxe_refs(g)
     mark = g.console_mark()
@@ -162,10 +162,10 @@ def test_patched_rxe_first_then_verbsgate(rxe_restored):
     eventually("rdma_rxe's references", lambda: rxe_refs(g), refs)
 
 
-def test_link_delete_under_traffic_then_rxe_unload(rxe_restored):
+def test_link_delete_under_traffic_then_rxe_unload(swaps_rxe):
     """(c) `rdma link delete` while user QPs move data, then `rmmod
     rdma_rxe`, verbsgate loaded throughout."""
-    g = rxe_restored
+    g = swaps_rxe
     load_patched(g)
     assert g.load_verbsgate().ok
     assert policy(g) == "registered"
@@ -193,10 +193,10 @@ def test_link_delete_under_traffic_then_rxe_unload(rxe_restored):
     pingpong(g, 18964)
 
 
-def test_stock_rxe_nothing_registered(rxe_restored):
+def test_stock_rxe_nothing_registered(swaps_rxe):
     """(d) on the stock rdma_rxe verbsgate registers nothing and loads as
     before; going back to it from the patched one as well."""
-    g = rxe_restored
+    g = swaps_rxe
     assert not g.rxe_patched()
     refs = rxe_refs(g)
     mark = g.console_mark()
@@ -219,10 +219,10 @@ def test_stock_rxe_nothing_registered(rxe_restored):
     assert res.ok, res.out
 
 
-def test_verbsgate_unload_under_traffic(rxe_restored):
+def test_verbsgate_unload_under_traffic(swaps_rxe):
     """(e) `rmmod verbsgate` while user QPs move data: rxe is left without
     a policy and its traffic goes on."""
-    g = rxe_restored
+    g = swaps_rxe
     load_patched(g)
     assert g.load_verbsgate().ok
     assert policy(g) == "registered"
@@ -236,11 +236,11 @@ def test_verbsgate_unload_under_traffic(rxe_restored):
     pingpong(g, 18968)
 
 
-def test_another_policy_first(rxe_restored):
+def test_another_policy_first(swaps_rxe):
     """(g) vg_sqhold holds rxe: verbsgate says so once, loads, leaves
     vg_sqhold's QPs alone, and registers at the next rxe device once
     vg_sqhold is gone."""
-    g = rxe_restored
+    g = swaps_rxe
     load_patched(g)
     g.run(f"insmod {SQHOLD_MODULE}", check=True)
     mark = g.console_mark()
@@ -263,11 +263,11 @@ def test_another_policy_first(rxe_restored):
     pingpong(g, 18970)
 
 
-def test_qps_created_before_verbsgate_stay_ungoverned(rxe_restored):
+def test_qps_created_before_verbsgate_stay_ungoverned(swaps_rxe):
     """(f) User QPs that exist when verbsgate loads are not offered to it
     (rxe offers a QP only at its creation): their traffic goes on
     ungoverned and untracked, and a QP created afterwards is governed."""
-    g = rxe_restored
+    g = swaps_rxe
     load_patched(g)
     server, client, log = traffic(g, 18971, 8)
     assert g.load_verbsgate().ok

@@ -47,12 +47,13 @@ def empty_cgroups(g: Guest, names):
     if not names:
         return
     paths = " ".join(f"{CGROUPS}/{n}" for n in names)
+    # The shell's builtins: in TCG each process costs a tenth of a second.
     g.run(f"for d in {paths}; do [ -d $d ] || continue; "
-          "kill -9 $(cat $d/cgroup.procs) 2>/dev/null; "
-          "for i in $(seq 100); do "
-          "grep -qx 'populated 0' $d/cgroup.events && break; sleep 0.1; "
-          "done; grep -qx 'populated 0' $d/cgroup.events || "
-          "{ echo $d is still populated; exit 1; }; done", check=True)
+          "while read -r p; do kill -9 $p 2>/dev/null; done <$d/cgroup.procs; "
+          "i=0; while :; do while read -r k v; do [ $k = populated ] && "
+          "break; done <$d/cgroup.events; [ $v = 0 ] && break; "
+          "[ $i -ge 100 ] && { echo $d is still populated; exit 1; }; "
+          "i=$((i + 1)); sleep 0.1; done; done", check=True)
 
 
 # The CLI's tenant selectors (`verbsgate tenant help`).

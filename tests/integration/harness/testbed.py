@@ -525,7 +525,9 @@ class Guest:
     # -- verbsgate helpers ---------------------------------------------
 
     def load_verbsgate(self, params: str = "") -> Result:
-        return self.run(f"modprobe ib_core && insmod {MODULE} {params}")
+        # modprobe of a loaded ib_core still costs a tenth of a second.
+        return self.run("[ -d /sys/module/ib_core ] || modprobe ib_core && "
+                        f"insmod {MODULE} {params}")
 
     def unload_verbsgate(self) -> Result:
         """rmmod verbsgate. rmmod does not wait for the module's users: a
@@ -536,18 +538,32 @@ class Guest:
         Retried for up to 2 s on those two only; anything else, or a
         reference held longer, is returned as rmmod reported it."""
         return self.run(
-            "for i in $(seq 10); do out=$(rmmod verbsgate 2>&1) && exit 0; "
-            "case $out in *'temporarily unavailable'*|*'is in use'*) "
-            "sleep 0.2;; *) break;; esac; done; echo \"$out\"; exit 1")
+            "i=0; while [ $i -lt 10 ]; do out=$(rmmod verbsgate 2>&1) && "
+            "exit 0; case $out in *'temporarily unavailable'*|*'is in use'*) "
+            "sleep 0.2;; *) break;; esac; i=$((i + 1)); done; "
+            "echo \"$out\"; exit 1")
+
+    def kill_named(self, names: str, wait_s: float = 10) -> Result:
+        """SIGTERM to every process whose name (comm) matches the shell
+        pattern @names ("vgload|ib_write_bw"), again every tenth of a
+        second until none is left (rc 0) or @wait_s passed (rc 1). With
+        the shell's builtins over /proc: a pkill or pgrep, which read
+        every process's command line, takes a quarter of a second in
+        TCG."""
+        return self.run(
+            f"i=0; while [ $i -le {int(wait_s * 10)} ]; do n=0; "
+            "for p in /proc/[0-9]*; do read -r c 2>/dev/null <$p/comm || "
+            f"continue; case $c in {names}) n=1; kill ${{p#/proc/}} "
+            "2>/dev/null;; esac; done; [ $n = 0 ] && exit 0; "
+            "i=$((i + 1)); sleep 0.1; done; exit 1")
 
     # -- rdma_rxe, stock or patched -----------------------------------
 
     def load_rxe(self, patched: bool = True) -> Result:
         """Replace the loaded rdma_rxe by the build with the driver patch
         series (patched) or by the kernel's own module, and add rxe0 back
-        on the same netdev. The base state (conftest) expects the stock
-        module, so a test that loads the patched one puts the stock one
-        back when it ends."""
+        on the same netdev. conftest's reset() loads the one each test
+        needs (the stock one unless it takes `rxe_kept`)."""
         if patched and not RXE_MODULE.exists():
             raise GuestError(f"{RXE_MODULE} is not built; run 'make rxe'")
         load = (f"modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel && "

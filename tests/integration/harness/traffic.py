@@ -107,8 +107,7 @@ def vgload_client(g: Guest, cgroup: str, port: int, args: str,
 
 def stop_vgload(g: Guest):
     """End every vgload process and wait until they are gone."""
-    g.run("pkill -x vgload; for i in $(seq 100); do "
-          "pgrep -x vgload >/dev/null || break; sleep 0.1; done")
+    g.kill_named("vgload")
 
 
 def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
@@ -119,8 +118,8 @@ def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
     deadline = time.monotonic() + wait_s
     again = ""
     while True:
-        out = g.run(f"{again}for i in $(seq 20); do [ -s {log} ] && break; "
-                    f"sleep 0.1; done; cat {log}").out
+        out = g.run(f"{again}i=0; while [ $i -lt 20 ]; do [ -s {log} ] && "
+                    f"break; sleep 0.1; i=$((i + 1)); done; cat {log}").out
         again = "sleep 0.2; "
         try:
             return json.loads(out)
