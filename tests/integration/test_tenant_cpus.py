@@ -84,10 +84,12 @@ def cpu_counters(g, cgroup: str) -> tuple[int, int]:
     """The cgroup's CPU time and the time some task of it waited for a
     CPU (PSI "some"), µs. Both keep counting after the tasks end, so a
     run is measured whole whenever the agent reads them."""
-    out = g.run(f"cd {CGROUPS}/{cgroup} && "
-                "awk '$1 == \"usage_usec\" {print $2}' cpu.stat && "
-                "sed -n 's/^some .*total=//p' cpu.pressure",
-                check=True).out.split()
+    # The shell's builtins: next to the burners an awk and a sed took
+    # 0.8 s.
+    out = g.run(f"cd {CGROUPS}/{cgroup} && while read -r k v; do "
+                "[ $k = usage_usec ] && echo $v; done <cpu.stat; "
+                "read -r some avg10 avg60 avg300 total <cpu.pressure && "
+                "echo ${total#total=}", check=True).out.split()
     return int(out[0]), int(out[1])
 
 

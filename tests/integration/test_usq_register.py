@@ -226,7 +226,7 @@ def test_verbsgate_unload_under_traffic(swaps_rxe):
     load_patched(g)
     assert g.load_verbsgate().ok
     assert policy(g) == "registered"
-    server, client, log = traffic(g, 18967, 20)
+    server, client, log = traffic(g, 18967, 10)
     mark = g.console_mark()
     res = g.unload_verbsgate()
     assert res.ok, res.out

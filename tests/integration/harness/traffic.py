@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from harness.nvme import GID_SLOTS, ipv4_gid
+from harness.nvme import GID_FILES, ipv4_gid
 from harness.tenants import in_cgroup
 from harness.testbed import BUILD_DIR, REPO, VGLOAD, Guest
 from harness.vgcli import eventually
@@ -54,7 +54,7 @@ def gid_index(g: Guest, addr: str | None = None) -> int:
     path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
     # The shell's read, not a grep per entry: a process costs a tenth of
     # a second in TCG, and this runs before most user-space runs.
-    res = g.run(f"cd {path} && for i in $(seq 0 {GID_SLOTS - 1}); do "
+    res = g.run(f"cd {path} && for i in {GID_FILES}; do "
                 "{ read -r gid < $i; } 2>/dev/null && "
                 f"[ \"$gid\" = {ipv4_gid(addr or g.ip)} ] && echo $i && "
                 "exit 0; done; exit 1", check=True)
