@@ -100,7 +100,8 @@ rxe:
 # rdma-core's whole test suite on stock rxe, on patched rxe with no
 # policy, with a pass-through test policy, releasing in parts and under
 # verbsgate, in one guest: the results must be identical (make check
-# runs three of the five; ~3 min).
+# runs three of the five, with the suite's modules that have tests
+# running on rxe; ~3 min).
 rxe-conformance: deps rxe test-modules
 	VG_USQ_FULL=1 $(PYTHON) -m pytest -v -rP \
 		tests/integration/test_rxe_patched.py -k conformance
