@@ -12,7 +12,11 @@ whole process group is killed. Commands that start background processes
 must redirect their output, or the reply waits for them. Background
 processes outlive their command and are re-parented to the agent (PID 1);
 a reaper thread collects them as soon as they exit, so `kill -0 PID` in a
-later command sees them gone.
+later command sees them gone. It finds them with waitid(WNOWAIT), which
+names an exited child without reaping it, and leaves the running
+command's exit status to communicate(). (It used to walk /proc for
+zombies after every SIGCHLD, in Python under TCG, holding the lock the
+next command waits for.)
 
 SIGCHLD wakes the reaper through a pipe (signal.set_wakeup_fd): the
 handler itself is empty. CPython runs handlers in the main thread between
@@ -53,19 +57,23 @@ running_lock = threading.Lock()
 running_pid = None
 
 
-def zombie_children():
-    me = str(os.getpid())
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                # pid (comm) state ppid ...; comm may hold spaces
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] == "Z" and fields[1] == me:
-            yield int(entry)
+def reap_orphans():
+    """Reap every exited child but the running command. A zombie that
+    waitid() names first and that is the running command hides the ones
+    behind it until run() has collected it and calls this again."""
+    with running_lock:
+        while True:
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG |
+                                 os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None or info.si_pid == running_pid:
+                return
+            try:
+                os.waitpid(info.si_pid, 0)
+            except ChildProcessError:
+                pass
 
 
 def reaper(wake_fd):
@@ -77,13 +85,7 @@ def reaper(wake_fd):
                 os.read(wake_fd, 4096)
             except BlockingIOError:
                 pass
-        with running_lock:
-            for pid in zombie_children():
-                if pid != running_pid:
-                    try:
-                        os.waitpid(pid, 0)
-                    except ChildProcessError:
-                        pass
+        reap_orphans()
 
 
 def run(cmd, timeout):
@@ -104,6 +106,9 @@ def run(cmd, timeout):
         out, _ = proc.communicate()
         out += f"\nagent: timed out after {timeout} s\n".encode()
         rc = None
+    with running_lock:
+        running_pid = None
+    reap_orphans()
     text = out[-MAX_OUTPUT:].decode("utf-8", "replace")
     return {"rc": rc, "out": text, "seconds": time.monotonic() - start}
 
