@@ -45,7 +45,14 @@ PACED_MBIT = 21
 PACING = f"maxrate {PACED_MBIT}mbit chunk 1k chunk-nolat 1k burst 1k"
 # A NIC-like transmit queue: a 1 MB message's quarter.
 PORT_QUEUE = "256kb"
-PORT_QUEUE_BYTES = int(PORT_QUEUE.removesuffix("kb")) * 1024
+# rdma_rxe stops a QP's requester while this many of its packets are in
+# the netdev's hands (RXE_INFLIGHT_SKBS_PER_QP_HIGH), the port's queue
+# included: a few QPs cannot fill PORT_QUEUE (two NVMe readers, one
+# target QP each, peaked at 128 KB without a drop).
+RXE_QP_INFLIGHT = 64
+# A full RoCE v2 frame at MTU 1024: Ethernet, IPv4, UDP, BTH and ICRC
+# headers (RETH on a message's first packet only), as the port counts it.
+FRAME_BYTES = 1024 + 58
 FAR_ADDR = "10.77.0.2"
 FAR_DEV = "rxe1"
 FAR_NETDEV = "vg1"
