@@ -61,6 +61,22 @@ def test_medians_take_each_figure_across_runs():
     assert m.port == {"drops": 0}
 
 
+def test_the_attacker_s_figure_is_what_its_processes_completed():
+    """The bytes its processes completed, a failed one nothing; the
+    median across runs, like the victim's figures."""
+    victim = {"intervals": [{"t_start_s": 2, "t_end_s": 3, "bytes": 10,
+                             "ops": 1}],
+              "total": {"lat_us": {"p99": 50}}}
+    attackers = [{"ok": True, "total": {"bytes": 3000}},
+                 {"ok": True, "total": {"bytes": 500}},
+                 {"ok": False, "error": "died", "total": {"bytes": 7}}]
+    f = husky._figures(victim, {"drops": 0}, attackers)
+    assert f.attacker_bytes == 3500
+    assert husky._figures(victim, {"drops": 0}, []).attacker_bytes == 0
+    runs = [Figures(1, 1, 1, {}, done) for done in (5.0, 1.0, 3.0)]
+    assert husky.medians(runs).attacker_bytes == 3.0
+
+
 def test_every_reduced_cell_names_a_victim_and_an_attacker():
     for victim, attacker in husky.REDUCED:
         assert victim in husky.VICTIMS and attacker in husky.ATTACKERS

@@ -117,11 +117,17 @@ REDUCED = [
 @dataclass
 class Figures:
     """A victim's run: bytes/s and messages/s over WINDOW, its p99 (µs)
-    over the whole run, and what the port did."""
+    over the whole run, and what the port did; and the bytes the
+    attacker's processes completed over their runs, if one ran (an
+    attack can cost the attacker more than the victim: rxe's go-back-N
+    under drops at a full port). Bytes, not a rate: an attacker's
+    processes start one after another, so their own rates do not add
+    up to what they took together."""
     bytes_s: float
     ops_s: float
     p99_us: float
     port: dict = field(default_factory=dict)
+    attacker_bytes: float = 0.0
 
 
 def medians(runs: list[Figures]) -> Figures:
@@ -129,7 +135,8 @@ def medians(runs: list[Figures]) -> Figures:
                    median(r.ops_s for r in runs),
                    median(r.p99_us for r in runs),
                    {k: median(r.port[k] for r in runs)
-                    for k in runs[0].port})
+                    for k in runs[0].port},
+                   median(r.attacker_bytes for r in runs))
 
 
 def fair_share(alone: Figures, line_bytes: float = LINE_BYTES
@@ -208,8 +215,9 @@ def _start(g: Guest, role: Role, cgroup: str, port: int, seconds: int,
     return logs
 
 
-def _figures(result: dict, port: dict) -> Figures:
-    """The victim's Figures from its vgload JSON: WINDOW's intervals."""
+def _figures(result: dict, port: dict, attackers: list[dict]) -> Figures:
+    """The victim's Figures from its vgload JSON (WINDOW's intervals) and
+    the attacker's processes' (their totals; a failed one counts 0)."""
     first, last = WINDOW
     inside = [i for i in result["intervals"]
               if first <= i["t_start_s"] < last]
@@ -217,7 +225,9 @@ def _figures(result: dict, port: dict) -> Figures:
     seconds = sum(i["t_end_s"] - i["t_start_s"] for i in inside)
     return Figures(window_bytes(result, first, last) / seconds,
                    sum(i["ops"] for i in inside) / seconds,
-                   result["total"]["lat_us"]["p99"], port)
+                   result["total"]["lat_us"]["p99"], port,
+                   sum(a["total"]["bytes"] for a in attackers
+                       if a.get("ok")))
 
 
 def _outcome(g: Guest, log: str) -> dict:
@@ -252,7 +262,7 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     assert result["ok"], result
     port_figures = {"bytes": counts.bytes, "drops": counts.drops,
                     "held": counts.held}
-    return _figures(result, port_figures), others
+    return _figures(result, port_figures, others), others
 
 
 @dataclass

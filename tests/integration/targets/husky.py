@@ -72,7 +72,9 @@ def row(s: dict) -> str:
             f"{fig('off')} | {fig('on')} | {fig('alone_on')} | "
             f"{yes[v['off_alpha']]} | "
             f"{yes[v['on_alpha']]} | {yes[v['on_goal']]} | **{s['label']}** "
-            f"| {port['bytes'] / 1e6:.1f} / {port['drops']:.0f} |"
+            f"| {port['bytes'] / 1e6:.1f} / {port['drops']:.0f} "
+            f"| {s['off']['attacker_bytes'] / 1e6:.1f} / "
+            f"{s['on']['attacker_bytes'] / 1e6:.1f} |"
             + ("" if all(s["attacker_ok"]) else " attacker failed"))
 
 
@@ -163,8 +165,8 @@ def main():
         "within the goal.", "",
         "| victim | attacker | alone | attacked, off | attacked, on | "
         "alone, on | off α=.25 | on α=.25 | on α=.10 | verdict | "
-        "port MB / drops, on |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "port MB / drops, on | attacker's MB completed, off / on |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[row(s) for s in summaries], "",
         "The guest's console: " + (f"{len(errors)} kernel errors:\n\n" +
                                    "\n".join(f"    {e}" for e in errors)
