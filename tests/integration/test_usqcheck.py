@@ -100,7 +100,11 @@ def test_reload_under_verified_traffic(rxe_kept):
     # WRs verbsgate governed for the checked tenant in each cycle. Its
     # queues come and go with the runs (about half the time one is
     # open), so a count of queues at one instant can miss them; the
-    # tenant's counter, new with each load, cannot.
+    # tenant's counter, new with each load, cannot. A run whose QPs were
+    # created before the load stays ungoverned to its end, and a run
+    # lasts a second or more next to the stream (a cycle that read the
+    # counter a second after the load found 0 in a CI run): each cycle
+    # waits, up to 20 s, for a run that began after its load.
     governed = []
     # One command per cycle: the test bed's round trips are slow.
     cycle = " && ".join([
@@ -108,7 +112,8 @@ def test_reload_under_verified_traffic(rxe_kept):
         f"{CLI} tenant add check cgroup /check class bandwidth weight 1",
         f"{CLI} tenant add other cgroup /other class bandwidth weight 1",
         f"{CLI} dev set {g.rxe_dev} chunk-nolat 4k",
-        f"sleep 1 && cat {SYSFS}/tenants/check/tx_wrs"])
+        f"for i in $(seq 200); do read -r n < {SYSFS}/tenants/check/"
+        "tx_wrs; [ $n -gt 0 ] && break; sleep 0.1; done; echo $n"])
     for _ in range(RELOADS):
         res = g.run(cycle)
         assert res.ok, res.out
