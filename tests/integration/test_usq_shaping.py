@@ -346,15 +346,15 @@ def wire_report(title: str, runs: dict, a: str, b: str, notes: str):
             f"completed, bytes, WRs | {b} the same | {WireCounts.HEADER} |",
             "|---|---|---|---|---|---|" + "---|" * 7]
 
-    def charged(t):
-        return (f"{run[t]['charged_bytes'] / max(run[t]['bytes'], 1):.3f}, "
-                f"{run[t]['charged_wrs'] / max(run[t]['ops'], 1):.3f}"
-                if "charged_wrs" in run[t] else "—")
+    def charged(r: dict) -> str:
+        return (f"{r['charged_bytes'] / max(r['bytes'], 1):.3f}, "
+                f"{r['charged_wrs'] / max(r['ops'], 1):.3f}"
+                if "charged_wrs" in r else "—")
     for label, (run, counts) in runs.items():
         rows.append(f"| {label} | {run[a]['vgload'] / WINDOW_S / 1e6:.2f}"
                     f" | {run[b]['vgload'] / WINDOW_S / 1e6:.2f} | "
-                    f"{ratio(run, a, b, 'vgload'):.2f} | {charged(a)} | "
-                    f"{charged(b)} | {counts.cells()} |")
+                    f"{ratio(run, a, b, 'vgload'):.2f} | {charged(run[a])} | "
+                    f"{charged(run[b])} | {counts.cells()} |")
     report(f"{title} ({LABEL})", rows)
 
 
