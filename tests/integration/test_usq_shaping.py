@@ -17,7 +17,6 @@ of it on the CPU of its timer); it checks that the pacer did.
 """
 import json
 import re
-import shlex
 
 import pytest
 
@@ -72,23 +71,44 @@ def pair(g: Guest, port: int, tenants: list[str], args: str,
     return clients(g, port, [(t, args) for t in tenants], wire)
 
 
-def window(g: Guest, clients: str, count: int) -> dict:
+# Where start_together() writes the PIDs of the clients window() stops.
+PIDS = "/tmp/window.pids"
+
+
+def start_together(g: Guest, commands: list[tuple[str, str]]):
+    """Starts each (command, log) in the background, in one guest command,
+    and writes their PIDs to PIDS for window(): each command is one
+    process (exec'd through in_cgroup()), so its PID is the client's."""
+    g.run(f"rm -f {PIDS}; " + "; ".join(
+        f"({cmd} >{log} 2>&1 & echo $! >>{PIDS})" for cmd, log in commands),
+        check=True)
+
+
+def window(g: Guest, count: int) -> dict:
     """Sleeps WARM_S, then reads the tenants' counters WINDOW_S apart, in
     one guest command so that no round trip to the guest stretches the
-    window, and MARGIN_S later stops the @count processes whose command
-    lines match @clients. Returns each tenant's tx_bytes and chunks over
-    the window, and its length (s) as "seconds"; with verbsgate not
+    window, and MARGIN_S later stops the @count clients that
+    start_together() started. Returns each tenant's tx_bytes and chunks
+    over the window, and its length (s) as "seconds"; with verbsgate not
     loaded, only sleeps and stops.
+
+    Counts, kills and times with the shell's builtins: with both vCPUs
+    busy with the tenants' traffic, a pgrep, a pkill or a date took
+    seconds each to start (the unshaped spread tenant's window: 43 s for
+    its 10).
 
     Fails unless all @count were still running at the window's end: a
     tenant whose clients stopped before it would look slowly paced.
     """
     loaded = g.verbsgate_loaded()
-    read = f"date +%s.%N; {CLI} -j stats" if loaded else "true"
-    match = shlex.quote(clients)
+    read = (f"read -r t _ </proc/uptime; echo $t; {CLI} -j stats"
+            if loaded else "true")
     res = g.run(f"sleep {WARM_S}; {read}; echo @@; sleep {WINDOW_S}; "
-                f"{read}; echo @@; pgrep -fc {match}; sleep {MARGIN_S}; "
-                f"pkill -f {match}; true", check=True)
+                f"{read}; echo @@; n=0; while read -r p; do "
+                "kill -0 $p 2>/dev/null && n=$((n + 1)); "
+                f"done <{PIDS}; echo $n; sleep {MARGIN_S}; "
+                f"while read -r p; do kill $p 2>/dev/null; done <{PIDS}; "
+                "true", check=True)
     first, second, alive = res.out.split("@@\n")
     assert int(alive) >= count, \
         f"{alive.strip()} of {count} clients ran to the window's end"
@@ -121,10 +141,9 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
     to = f"{FAR_ADDR} --dev {g.rxe_dev}" if wire else g.ip
     common = f"{to} --port {port} --json --interval 1 --duration {RUN_S} " \
         "--poll event"
-    g.run("; ".join(f"({client_command(f'{common} {args}', t)} >{log} "
-                    "2>&1 &)" for (t, args), (_, log) in zip(spec, logs)),
-          check=True)
-    counted = window(g, "[v]gload client", len(spec))
+    start_together(g, [(client_command(f"{common} {args}", t), log)
+                       for (t, args), (_, log) in zip(spec, logs)])
+    counted = window(g, len(spec))
     out = {t: {"vgload": 0, "ops": 0, "bytes": 0, **counted.get(t, {})}
            for t, _ in spec}
     for t, log in logs:
@@ -242,11 +261,11 @@ def perftest(g: Guest, idx: int, ports: dict[str, int]) -> dict:
         eventually("ib_write_bw listening",
                    lambda: bool(g.run(f"ss -Hltn 'sport = :{port}'")
                                 .out.strip()), True)
-    g.run("; ".join(
-        f"({in_cgroup(t, f'ib_write_bw {common} -p {port} {g.ip}')} "
-        f">/tmp/perftest-client-{t}.log 2>&1 &)"
-        for t, port in ports.items()), check=True)
-    counted = window(g, f"[i]b_write_bw .* {g.ip}$", len(ports))
+    start_together(g, [(in_cgroup(t, f"ib_write_bw {common} -p {port} "
+                                     f"{g.ip}"),
+                         f"/tmp/perftest-client-{t}.log")
+                        for t, port in ports.items()])
+    counted = window(g, len(ports))
     out = {t: counted[t] for t in ports}
     out["seconds"] = counted["seconds"]
     stop_all(g)
