@@ -32,6 +32,7 @@
 #include <linux/srcu.h>
 #include <linux/time64.h>
 
+#include "core/qpbounds.h"
 #include "core/sched.h"
 #include "core/split.h"
 #include "datapath/device.h"
@@ -68,6 +69,14 @@ static struct netlink_range_validation vg_burst_range = {
 
 static struct netlink_range_validation vg_ppm_range = {
 	.max = VG_PPM,
+};
+
+static struct netlink_range_validation vg_rnr_timer_range = {
+	.max = VG_RNR_TIMER_MAX_NS,
+};
+
+static struct netlink_range_validation vg_ack_timeout_range = {
+	.max = VG_ACK_TIMEOUT_MAX_NS,
 };
 
 static struct netlink_range_validation vg_op_bytes_range = {
@@ -115,7 +124,16 @@ vg_opcost_policy[VERBSGATE_OPCOST_ATTR_MAX + 1] = {
 	[VERBSGATE_ATTR_TENANT_MIN_RATE] =				\
 		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range),		\
 	[VERBSGATE_ATTR_TENANT_MAX_RATE] =				\
-		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range)
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range),		\
+	[VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX] =				\
+		NLA_POLICY_MAX(NLA_U8, VG_QP_RETRY_NONE),		\
+	[VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX] =				\
+		NLA_POLICY_MAX(NLA_U8, VG_QP_RETRY_NONE),		\
+	[VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN] =				\
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rnr_timer_range),	\
+	[VERBSGATE_ATTR_TENANT_TIMEOUT_MIN] =				\
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_ack_timeout_range),	\
+	[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX] = { .type = NLA_U8 }
 
 /* GET_STATUS takes no attribute: every one is rejected. */
 static const struct nla_policy vg_status_policy[VERBSGATE_ATTR_MAX + 1] = {

@@ -74,9 +74,30 @@ static int vg_nl_put_stats(struct sk_buff *skb, struct vg_ktenant *t)
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_THROTTLED_NS,
 			      s.throttled_ns, VERBSGATE_STAT_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_QUEUED_WRS,
-			      s.queued_wrs, VERBSGATE_STAT_ATTR_PAD))
+			      s.queued_wrs, VERBSGATE_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_QP_CLAMPS,
+			      s.qp_clamps, VERBSGATE_STAT_ATTR_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int vg_nl_put_qp_bounds(struct sk_buff *skb, struct vg_ktenant *t)
+{
+	struct vg_qp_bounds b;
+
+	vg_tenant_qp_bounds(t, &b);
+	if (nla_put_u8(skb, VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX,
+		       b.rnr_retry_max) ||
+	    nla_put_u8(skb, VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX,
+		       b.retry_cnt_max) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN,
+			      b.rnr_timer_min_ns, VERBSGATE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_ATTR_TENANT_TIMEOUT_MIN,
+			      b.timeout_min_ns, VERBSGATE_ATTR_PAD) ||
+	    nla_put_u8(skb, VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX,
+		       b.rd_atomic_max))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -112,6 +133,7 @@ int vg_nl_fill_tenant(struct vg_nl_reply *r, struct vg_ktenant *t, u32 what)
 			       READ_ONCE(t->pol.min_rate), VERBSGATE_ATTR_PAD) ||
 	     nla_put_u64_64bit(skb, VERBSGATE_ATTR_TENANT_MAX_RATE,
 			       READ_ONCE(t->pol.max_rate), VERBSGATE_ATTR_PAD) ||
+	     vg_nl_put_qp_bounds(skb, t) ||
 	     vg_nl_put_selector(skb, &t->sel)))
 		goto nospace;
 	if ((what & VG_NL_TENANT_STATS) && vg_nl_put_stats(skb, t))
@@ -189,6 +211,40 @@ static int vg_nl_parse_selector(struct nlattr *attr,
 	return 0;
 }
 
+/* QP bounds present in @attrs into @b; returns VG_TP_* bits. */
+static u32 vg_nl_parse_qp_bounds(struct nlattr **attrs, struct vg_qp_bounds *b)
+{
+	struct nlattr *a;
+	u32 mask = 0;
+
+	a = attrs[VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX];
+	if (a) {
+		b->rnr_retry_max = nla_get_u8(a);
+		mask |= VG_TP_RNR_RETRY_MAX;
+	}
+	a = attrs[VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX];
+	if (a) {
+		b->retry_cnt_max = nla_get_u8(a);
+		mask |= VG_TP_RETRY_CNT_MAX;
+	}
+	a = attrs[VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN];
+	if (a) {
+		b->rnr_timer_min_ns = nla_get_u64(a);
+		mask |= VG_TP_RNR_TIMER_MIN;
+	}
+	a = attrs[VERBSGATE_ATTR_TENANT_TIMEOUT_MIN];
+	if (a) {
+		b->timeout_min_ns = nla_get_u64(a);
+		mask |= VG_TP_TIMEOUT_MIN;
+	}
+	a = attrs[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX];
+	if (a) {
+		b->rd_atomic_max = nla_get_u8(a);
+		mask |= VG_TP_RD_ATOMIC_MAX;
+	}
+	return mask;
+}
+
 /* Policy attributes present in @attrs into @pol; returns VG_TP_* bits. */
 static u32 vg_nl_parse_policy(struct nlattr **attrs,
 			      struct vg_tenant_policy *pol)
@@ -213,7 +269,7 @@ static u32 vg_nl_parse_policy(struct nlattr **attrs,
 			nla_get_u64(attrs[VERBSGATE_ATTR_TENANT_MAX_RATE]);
 		mask |= VG_TP_MAX_RATE;
 	}
-	return mask;
+	return mask | vg_nl_parse_qp_bounds(attrs, &pol->qpb);
 }
 
 /* TENANT_ADD doit. Process context (the requester's); admin only. */
@@ -236,6 +292,7 @@ int vg_nl_tenant_add(struct sk_buff *skb, struct genl_info *info)
 				   &spec, info->extack);
 	if (ret)
 		return ret;
+	spec.pol.qpb = VG_QP_BOUNDS_NONE;
 	mask = vg_nl_parse_policy(info->attrs, &spec.pol);
 	if (!(mask & VG_TP_CLASS)) {
 		NL_SET_ERR_MSG(info->extack, "tenant class required");

@@ -63,6 +63,23 @@ static ssize_t max_rate_show(struct kobject *kobj,
 
 static struct kobj_attribute max_rate_attr = __ATTR_RO(max_rate);
 
+/* A QP bound's file: field @_field of the policy's QP bounds. */
+#define VG_TENANT_BOUND_ATTR(_name, _field)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	u64 v = READ_ONCE(to_tenant(kobj)->pol.qpb._field);		\
+									\
+	return sysfs_emit(buf, "%llu\n", v);				\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+VG_TENANT_BOUND_ATTR(rnr_retry_max, rnr_retry_max);
+VG_TENANT_BOUND_ATTR(retry_cnt_max, retry_cnt_max);
+VG_TENANT_BOUND_ATTR(rnr_timer_min_ns, rnr_timer_min_ns);
+VG_TENANT_BOUND_ATTR(timeout_min_ns, timeout_min_ns);
+VG_TENANT_BOUND_ATTR(rd_atomic_max, rd_atomic_max);
+
 static ssize_t selector_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
@@ -131,6 +148,7 @@ VG_TENANT_STAT_ATTR(chunks, chunks);
 VG_TENANT_STAT_ATTR(split_wrs, split_wrs);
 VG_TENANT_STAT_ATTR(throttled_ns, throttled_ns);
 VG_TENANT_STAT_ATTR(queued_wrs, queued_wrs);
+VG_TENANT_STAT_ATTR(qp_clamps, qp_clamps);
 
 static struct attribute *vg_tenant_attrs[] = {
 	&id_attr.attr,
@@ -138,6 +156,11 @@ static struct attribute *vg_tenant_attrs[] = {
 	&weight_attr.attr,
 	&min_rate_attr.attr,
 	&max_rate_attr.attr,
+	&rnr_retry_max_attr.attr,
+	&retry_cnt_max_attr.attr,
+	&rnr_timer_min_ns_attr.attr,
+	&timeout_min_ns_attr.attr,
+	&rd_atomic_max_attr.attr,
 	&selector_attr.attr,
 	&match_attr.attr,
 	&cgroup_id_attr.attr,
@@ -148,6 +171,7 @@ static struct attribute *vg_tenant_attrs[] = {
 	&split_wrs_attr.attr,
 	&throttled_ns_attr.attr,
 	&queued_wrs_attr.attr,
+	&qp_clamps_attr.attr,
 	NULL,
 };
 

@@ -54,12 +54,14 @@
 
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
+#include <linux/slab.h>
 #include <linux/srcu.h>
 
 #include "tenant/tenant.h"
 
 #include "device.h"
 #include "interpose.h"
+#include "qp_bounds.h"
 #include "qp_tenant.h"
 #include "sendq.h"
 #include "usq.h"
@@ -226,11 +228,20 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 			int attr_mask, struct ib_udata *udata)
 {
 	struct vg_sendq *sq, *reset = NULL;
+	struct ib_qp_attr *bounded;
 	struct vg_interpose *ip;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
+	/* Retries and READ depth within the tenant's bounds (qp_bounds.c). */
+	bounded = vg_qp_bound_attr(&ip->qps, qp, attr, attr_mask);
+	if (IS_ERR(bounded)) {
+		srcu_read_unlock(&vg_interpose_srcu, idx);
+		return PTR_ERR(bounded);
+	}
+	if (bounded)
+		attr = bounded;
 	/*
 	 * A reset: the shaper forgets the QP's WRs as the driver does. The
 	 * owner does not destroy a QP while it modifies it, so its state
@@ -246,6 +257,8 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 	ret = ip->modify_qp(qp, attr, attr_mask, udata);
 	if (reset)
 		vg_sendq_reset_end(&ip->shaper, reset, !ret);
+	if (!ret && bounded)
+		vg_qp_bound_count(&ip->qps, qp);
 	if (!ret && vg_qp_set_av(&ip->qps, qp, attr, attr_mask))
 		vg_qp_announce(vg_device_of(qp->device), qp);
 	if (!ret && (attr_mask & (IB_QP_STATE | IB_QP_PORT))) {
@@ -259,6 +272,7 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 		rcu_read_unlock();
 	}
 	srcu_read_unlock(&vg_interpose_srcu, idx);
+	kfree(bounded);
 	return ret;
 }
 

@@ -234,6 +234,7 @@ void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s)
 		enq += in;
 		deq += out;
 	}
+	s->qp_clamps = atomic64_read(&t->qp_clamps);
 	/* A reader between a dequeue and its enqueue's CPU sees no "-1". */
 	s->queued_wrs = enq > deq ? enq - deq : 0;
 }
@@ -310,6 +311,10 @@ static int vg_policy_check(const struct vg_tenant_policy *p,
 		NL_SET_ERR_MSG(extack,
 			       "guaranteed (min) rate above the maximum rate");
 		return -EINVAL;
+	}
+	if (vg_qp_bounds_check(&p->qpb)) {
+		NL_SET_ERR_MSG(extack, "QP bound out of range");
+		return -ERANGE;
 	}
 	return 0;
 }
@@ -482,7 +487,7 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 
 	if (!mask) {
 		NL_SET_ERR_MSG(extack,
-			       "nothing to change: give a class, weight, min or max rate");
+			       "nothing to change: give a class, weight, min or max rate, or a QP bound");
 		return ERR_PTR(-EINVAL);
 	}
 	mutex_lock(&vg_tenants_lock);
@@ -501,6 +506,16 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 		np.min_rate = pol->min_rate;
 	if (mask & VG_TP_MAX_RATE)
 		np.max_rate = pol->max_rate;
+	if (mask & VG_TP_RNR_RETRY_MAX)
+		np.qpb.rnr_retry_max = pol->qpb.rnr_retry_max;
+	if (mask & VG_TP_RETRY_CNT_MAX)
+		np.qpb.retry_cnt_max = pol->qpb.retry_cnt_max;
+	if (mask & VG_TP_RNR_TIMER_MIN)
+		np.qpb.rnr_timer_min_ns = pol->qpb.rnr_timer_min_ns;
+	if (mask & VG_TP_TIMEOUT_MIN)
+		np.qpb.timeout_min_ns = pol->qpb.timeout_min_ns;
+	if (mask & VG_TP_RD_ATOMIC_MAX)
+		np.qpb.rd_atomic_max = pol->qpb.rd_atomic_max;
 	ret = vg_policy_check(&np, extack);
 	if (ret)
 		goto out_unlock;
@@ -515,6 +530,11 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 	WRITE_ONCE(t->pol.weight, np.weight);
 	WRITE_ONCE(t->pol.min_rate, np.min_rate);
 	WRITE_ONCE(t->pol.max_rate, np.max_rate);
+	WRITE_ONCE(t->pol.qpb.rnr_timer_min_ns, np.qpb.rnr_timer_min_ns);
+	WRITE_ONCE(t->pol.qpb.timeout_min_ns, np.qpb.timeout_min_ns);
+	WRITE_ONCE(t->pol.qpb.rnr_retry_max, np.qpb.rnr_retry_max);
+	WRITE_ONCE(t->pol.qpb.retry_cnt_max, np.qpb.retry_cnt_max);
+	WRITE_ONCE(t->pol.qpb.rd_atomic_max, np.qpb.rd_atomic_max);
 	WRITE_ONCE(vg_min_rate_sum, sum);
 	vg_tenants_changed(VG_TENANT_CHANGED, t);
 	vg_tenant_get(t);
@@ -594,6 +614,7 @@ int vg_tenants_init(const struct vg_tenant_ops *ops)
 	t->sel.type = VERBSGATE_SEL_DEFAULT;
 	t->pol.class = VERBSGATE_CLASS_BANDWIDTH;
 	t->pol.weight = 1;
+	t->pol.qpb = VG_QP_BOUNDS_NONE;
 
 	mutex_lock(&vg_tenants_lock);
 	ret = xa_insert(&vg_tenants, 0, NULL, GFP_KERNEL);

@@ -74,6 +74,7 @@
 #include <net/netlink.h>
 #include <rdma/ib_verbs.h>
 
+#include "core/qpbounds.h"
 #include "core/sched.h"
 
 /**
@@ -102,12 +103,14 @@ struct vg_selector {
  * @weight: VERBSGATE_WEIGHT_MIN..VERBSGATE_WEIGHT_MAX
  * @min_rate: guaranteed token bytes/s, 0: none
  * @max_rate: cap in token bytes/s, 0: none; >= @min_rate otherwise
+ * @qpb: bounds on its QPs' retry attributes (core/qpbounds.h)
  */
 struct vg_tenant_policy {
 	u32 class;
 	u32 weight;
 	u64 min_rate;
 	u64 max_rate;
+	struct vg_qp_bounds qpb;
 };
 
 /* Per-CPU counters; see enum verbsgate_stat_attr. */
@@ -130,6 +133,7 @@ struct vg_tenant_stats {
 	u64 split_wrs;
 	u64 throttled_ns;
 	u64 queued_wrs;
+	u64 qp_clamps;
 };
 
 /**
@@ -144,6 +148,8 @@ struct vg_tenant_stats {
  * @pol: policy; written under vg_tenants_lock with WRITE_ONCE, readable
  *	field by field with READ_ONCE anywhere
  * @nqps: QPs classified into the tenant (maintained by the QP path)
+ * @qp_clamps: modify QP calls given a bound of @pol.qpb (control path,
+ *	rare: one atomic)
  * @pcpu: counters
  */
 struct vg_ktenant {
@@ -155,6 +161,7 @@ struct vg_ktenant {
 	struct vg_selector sel;
 	struct vg_tenant_policy pol;
 	atomic_t nqps;
+	atomic64_t qp_clamps;
 	struct vg_tenant_pcpu __percpu *pcpu;
 };
 
@@ -204,6 +211,11 @@ struct vg_tenant_spec {
 #define VG_TP_WEIGHT	BIT(1)
 #define VG_TP_MIN_RATE	BIT(2)
 #define VG_TP_MAX_RATE	BIT(3)
+#define VG_TP_RNR_RETRY_MAX	BIT(4)
+#define VG_TP_RETRY_CNT_MAX	BIT(5)
+#define VG_TP_RNR_TIMER_MIN	BIT(6)
+#define VG_TP_TIMEOUT_MIN	BIT(7)
+#define VG_TP_RD_ATOMIC_MAX	BIT(8)
 
 /* Notifier events; the data is the struct vg_ktenant. */
 enum vg_tenant_event {
@@ -362,6 +374,25 @@ static inline void vg_tenant_count_queue(struct vg_ktenant *t, u32 in,
 	u64_stats_add(&c->dequeued_wrs, out);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
 	put_cpu_ptr(t->pcpu);
+}
+
+/**
+ * vg_tenant_qp_bounds() - read a tenant's bounds on its QPs
+ * @t: tenant
+ * @b: result
+ *
+ * Field by field: a change made meanwhile may show half of it, which
+ * bounds a modify by old and new values alike.
+ * Context: any.
+ */
+static inline void vg_tenant_qp_bounds(const struct vg_ktenant *t,
+				       struct vg_qp_bounds *b)
+{
+	b->rnr_timer_min_ns = READ_ONCE(t->pol.qpb.rnr_timer_min_ns);
+	b->timeout_min_ns = READ_ONCE(t->pol.qpb.timeout_min_ns);
+	b->rnr_retry_max = READ_ONCE(t->pol.qpb.rnr_retry_max);
+	b->retry_cnt_max = READ_ONCE(t->pol.qpb.retry_cnt_max);
+	b->rd_atomic_max = READ_ONCE(t->pol.qpb.rd_atomic_max);
 }
 
 #endif /* _VG_TENANT_H */

@@ -12,10 +12,12 @@ from harness.vgcli import cli_json, cli_ok, dev, spawn_monitor
 CMD_TENANT_GET, CMD_STATS_GET = 6, 9
 NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups"
 
+QP_BOUNDS = ("rnr_retry_max", "retry_cnt_max", "rnr_timer_min_ns",
+             "timeout_min_ns", "rd_atomic_max")
 TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
-                 "max_rate", "qps"}
+                 "max_rate", "qps", *QP_BOUNDS}
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
-                "split_wrs", "throttled_ns", "queued_wrs"}
+                "split_wrs", "throttled_ns", "queued_wrs", "qp_clamps"}
 DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "user_qps_enforced", "user_qps_refused", "ports_paced",
               "port_table"}
@@ -74,6 +76,8 @@ def assert_views_agree(g: Guest):
         assert int(f["min_rate"]) == t["min_rate"]
         assert int(f["max_rate"]) == t["max_rate"]
         assert int(f["qps"]) == t["qps"]
+        assert {b: int(f[b]) for b in QP_BOUNDS} == \
+            {b: t[b] for b in QP_BOUNDS}
         sel = t["selector"]
         assert f["selector"] == sel["type"]
         if sel["type"] == "cgroup":
@@ -94,11 +98,13 @@ def test_tenant_crud_round_trip(guest):
     assert tenants(guest) == {"default": {
         "id": 0, "name": "default", "selector": {"type": "default"},
         "class": "bandwidth", "weight": 1, "min_rate": 0, "max_rate": 0,
-        "qps": 0}}
+        "rnr_retry_max": 7, "retry_cnt_max": 7, "rnr_timer_min_ns": 0,
+        "timeout_min_ns": 0, "rd_atomic_max": 0, "qps": 0}}
 
     cli_ok(guest, "tenant add blue cgroup /sys/fs/cgroup/vgt/blue "
                   "class bandwidth weight 4 min 400mbit max 25gbit")
-    cli_ok(guest, "tenant add nvme ulp nvmet_rdma class throughput weight 2")
+    cli_ok(guest, "tenant add nvme ulp nvmet_rdma class throughput weight 2 "
+                  "rnr-retry-max 0 rd-atomic-max 16")
     cli_ok(guest, "tenant add hostA peer 10.77.0.0/24 class latency weight 1")
     cli_ok(guest, "tenant add gid6 local fe80::/64 class latency weight 3")
     shown = tenants(guest)
@@ -110,6 +116,8 @@ def test_tenant_crud_round_trip(guest):
     assert (blue["class"], blue["weight"]) == ("bandwidth", 4)
     assert (blue["min_rate"], blue["max_rate"]) == (50_000_000, 3_125_000_000)
     assert shown["nvme"]["selector"] == {"type": "ulp", "ulp": "nvmet_rdma"}
+    assert (shown["nvme"]["rnr_retry_max"], shown["nvme"]["rd_atomic_max"],
+            shown["blue"]["rnr_retry_max"]) == (0, 16, 7)
     assert shown["hostA"]["selector"] == {"type": "peer",
                                           "prefix": "10.77.0.0/24"}
     assert shown["gid6"]["selector"] == {"type": "local",
@@ -126,12 +134,18 @@ def test_tenant_crud_round_trip(guest):
 
     # Set changes exactly what it names, everywhere.
     cli_ok(guest, "tenant set blue weight 8 max none class throughput")
-    cli_ok(guest, "tenant set default weight 3")
+    cli_ok(guest, "tenant set default weight 3 retry-cnt-max 3 "
+                  "timeout-min 1ms")
     shown = tenants(guest)
     assert (shown["blue"]["weight"], shown["blue"]["max_rate"],
             shown["blue"]["min_rate"], shown["blue"]["class"]) == \
         (8, 0, 50_000_000, "throughput")
     assert shown["default"]["weight"] == 3
+    # 1 ms is the bound as given; a QP gets 4.096 us * 2^8 = 1.05 ms.
+    assert (shown["default"]["retry_cnt_max"],
+            shown["default"]["timeout_min_ns"]) == (3, 1_000_000)
+    assert "retry-cnt-max 3 timeout-min 1ms qps" in \
+        cli_ok(guest, "tenant show default")
     assert_views_agree(guest)
 
     # Delete: gone from every view; the default tenant stays.

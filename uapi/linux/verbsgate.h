@@ -76,7 +76,8 @@ enum verbsgate_cmd {
 	VERBSGATE_CMD_DEV_GET,
 	/*
 	 * Create a tenant. Takes TENANT_NAME, TENANT_SELECTOR, TENANT_CLASS
-	 * and TENANT_WEIGHT (all required), TENANT_MIN_RATE, TENANT_MAX_RATE.
+	 * and TENANT_WEIGHT (all required), TENANT_MIN_RATE, TENANT_MAX_RATE
+	 * and the QP bounds (TENANT_RNR_RETRY_MAX .. TENANT_RD_ATOMIC_MAX).
 	 * Admin. Errors: EEXIST (name or selector taken), ENOSPC (too many
 	 * tenants), ENOENT/ENOTDIR (no such cgroup), EDQUOT (the guaranteed
 	 * rates would exceed a device's max rate), EINVAL/ERANGE.
@@ -89,13 +90,15 @@ enum verbsgate_cmd {
 	VERBSGATE_CMD_TENANT_DEL,
 	/*
 	 * Change a tenant's TENANT_CLASS, TENANT_WEIGHT, TENANT_MIN_RATE,
-	 * TENANT_MAX_RATE (at least one; selectors cannot change). Admin.
+	 * TENANT_MAX_RATE or QP bounds (at least one; selectors cannot
+	 * change). Admin.
 	 */
 	VERBSGATE_CMD_TENANT_SET,
 	/*
 	 * One tenant (TENANT_NAME) or, with NLM_F_DUMP, every tenant in id
 	 * order. Reply: TENANT_ID, TENANT_NAME, TENANT_SELECTOR, TENANT_CLASS,
-	 * TENANT_WEIGHT, TENANT_MIN_RATE, TENANT_MAX_RATE, TENANT_QPS.
+	 * TENANT_WEIGHT, TENANT_MIN_RATE, TENANT_MAX_RATE, the QP bounds,
+	 * TENANT_QPS.
 	 */
 	VERBSGATE_CMD_TENANT_GET,
 	/*
@@ -243,6 +246,33 @@ enum verbsgate_attr {
 	 */
 	VERBSGATE_ATTR_DEV_BURST,
 
+	/*
+	 * A tenant's bounds on the retry and RDMA READ attributes of its
+	 * QPs (TENANT_ADD, TENANT_SET, TENANT_GET). A modify QP of one of
+	 * the tenant's QPs that asks for more than a bound allows gets the
+	 * bound instead, as if it had asked for it (a query of the QP shows
+	 * it), and is counted in STAT_ATTR_QP_CLAMPS. A bound applies to
+	 * the modifications made after it is set; a QP keeps what it has.
+	 * Unset at creation, each meaning "no bound":
+	 *  RNR_RETRY_MAX (u8, 0..7): most RNR NAK retries of a request;
+	 *	7, the verbs' "retry forever", is no bound.
+	 *  RETRY_CNT_MAX (u8, 0..7): most transport retries after a
+	 *	timeout; 7, the largest count, is no bound.
+	 *  RNR_TIMER_MIN (u64, ns, 0..655360000): shortest RNR NAK timer
+	 *	the tenant's QPs tell their peers to wait, rounded up to a
+	 *	value of the verbs' table (10 us to 655.36 ms); 0: no bound.
+	 *  TIMEOUT_MIN (u64, ns, 0..8796093022208): shortest local ACK
+	 *	timeout, rounded up to 4.096 us * 2^n; an infinite timeout
+	 *	is kept; 0: no bound.
+	 *  RD_ATOMIC_MAX (u8): most RDMA READ and atomic operations a QP
+	 *	keeps outstanding as initiator; 0: no bound.
+	 */
+	VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX,
+	VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX,
+	VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN,
+	VERBSGATE_ATTR_TENANT_TIMEOUT_MIN,
+	VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX,
+
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
 };
@@ -372,6 +402,8 @@ enum verbsgate_stat_attr {
 	VERBSGATE_STAT_ATTR_SPLIT_WRS,	/* WRs split into more than one chunk */
 	VERBSGATE_STAT_ATTR_THROTTLED_NS,	/* time WRs waited for tokens */
 	VERBSGATE_STAT_ATTR_QUEUED_WRS,	/* WRs queued now (a gauge) */
+	/* modify QP calls given a bound instead of what they asked for */
+	VERBSGATE_STAT_ATTR_QP_CLAMPS,
 
 	__VERBSGATE_STAT_ATTR_MAX,
 	VERBSGATE_STAT_ATTR_MAX = __VERBSGATE_STAT_ATTR_MAX - 1

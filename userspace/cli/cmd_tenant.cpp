@@ -102,16 +102,21 @@ int tenant_show(Args &args, const Output &o)
 void usage_tenant(std::ostream &out)
 {
 	out << "Usage: verbsgate tenant add NAME SELECTOR class CLASS weight N\n"
-	       "                           [ min RATE ] [ max RATE ]\n"
+	       "                           [ min RATE ] [ max RATE ] [ BOUND... ]\n"
 	       "       verbsgate tenant set NAME [ class CLASS ] [ weight N ]\n"
 	       "                           [ min { RATE | none } ] [ max { RATE | none } ]\n"
+	       "                           [ BOUND... ]\n"
 	       "       verbsgate tenant del NAME\n"
 	       "       verbsgate [-j [-p]] tenant show [ NAME ]\n"
 	       "       verbsgate tenant help\n"
 	       "where  SELECTOR := { cgroup PATH | ulp NAME | local PREFIX | peer PREFIX }\n"
 	       "       CLASS := { bandwidth | throughput | latency }\n"
+	       "       BOUND := { rnr-retry-max { 0..7 | none } | retry-cnt-max { 0..7 | none } |\n"
+	       "                  rnr-timer-min { TIME | none } | timeout-min { TIME | none } |\n"
+	       "                  rd-atomic-max { 1..255 | none } }\n"
 	       "       PREFIX := { IPV4[/LEN] | IPV6-OR-GID[/LEN] }\n"
 	       "       RATE := NUMBER[ bit | kbit | mbit | gbit | tbit | bps | kbps | ... ]\n"
+	       "       TIME := NUMBER[ ns | us | ms | s ]\n"
 	       "       NAME := 1..31 characters of A-Z a-z 0-9 _ . -\n";
 }
 

@@ -22,6 +22,8 @@ const Table<Counters> &counters_table()
 			.shows(" throttled %s").key("throttled_ns"),
 		row(VERBSGATE_STAT_ATTR_QUEUED_WRS, &C::queued_wrs)
 			.shows(" queued_wrs %s").key("queued_wrs"),
+		row(VERBSGATE_STAT_ATTR_QP_CLAMPS, &C::qp_clamps)
+			.shows(" qp_clamps %s").key("qp_clamps"),
 	};
 	return t;
 }

@@ -15,6 +15,7 @@ struct Counters {
 	uint64_t split_wrs = 0;
 	uint64_t throttled_ns = 0;
 	uint64_t queued_wrs = 0;
+	uint64_t qp_clamps = 0;		// modify QPs given a bound instead
 };
 
 // enum verbsgate_stat_attr

@@ -171,6 +171,13 @@ struct Wire<bool> {
 };
 
 template <>
+struct Wire<uint8_t> {
+	static constexpr uint16_t type = NLA_U8;
+	static int put(nl_msg *m, int a, uint8_t v) { return nla_put_u8(m, a, v); }
+	static uint8_t get(const nlattr *a) { return nla_get_u8(a); }
+};
+
+template <>
 struct Wire<uint32_t> {
 	static constexpr uint16_t type = NLA_U32;
 	static int put(nl_msg *m, int a, uint32_t v) { return nla_put_u32(m, a, v); }

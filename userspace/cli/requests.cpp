@@ -68,6 +68,64 @@ uint32_t size32(Args &args, const char *keyword)
 	}));
 }
 
+// A QP bound of a count: min..max, or none for `none`, the value that
+// means no bound.
+uint8_t count_bound(Args &args, const char *keyword, uint8_t min, uint8_t max,
+		    uint8_t none)
+{
+	if (args.accept("none"))
+		return none;
+	return uint8_t(value<uint64_t>(args, keyword,
+				       [min, max](const std::string &s) {
+		uint64_t v = parse_uint(s, max);
+		if (v < min)
+			throw UnitError("number \"" + s + "\" is below " +
+					std::to_string(min) +
+					" (none: no bound)");
+		return v;
+	}));
+}
+
+// A QP bound of a time: 0..max ns, none (or 0) for no bound.
+uint64_t time_bound(Args &args, const char *keyword, uint64_t max)
+{
+	if (args.accept("none"))
+		return 0;
+	return value<uint64_t>(args, keyword, [max](const std::string &s) {
+		uint64_t ns = parse_time(s);
+		if (ns > max) {
+			std::string limit = format_time(max);
+			if (parse_time(limit) != max)	// rounded
+				limit = std::to_string(max) + "ns";
+			throw UnitError("time \"" + s + "\" is above " + limit);
+		}
+		return ns;
+	});
+}
+
+// The QP bound the next words give, if they give one.
+bool qp_bound(Args &args, Tenant &t)
+{
+	if (args.accept("rnr-retry-max"))
+		t.rnr_retry_max = count_bound(args, "rnr-retry-max", 0,
+					      kRetryNone, kRetryNone);
+	else if (args.accept("retry-cnt-max"))
+		t.retry_cnt_max = count_bound(args, "retry-cnt-max", 0,
+					      kRetryNone, kRetryNone);
+	else if (args.accept("rnr-timer-min"))
+		t.rnr_timer_min_ns = time_bound(args, "rnr-timer-min",
+						kRnrTimerMaxNs);
+	else if (args.accept("timeout-min"))
+		t.timeout_min_ns = time_bound(args, "timeout-min",
+					      kTimeoutMaxNs);
+	else if (args.accept("rd-atomic-max"))
+		t.rd_atomic_max = count_bound(args, "rd-atomic-max", 1,
+					      UINT8_MAX, 0);
+	else
+		return false;
+	return true;
+}
+
 bool on_off(Args &args, const char *keyword, const char *on, const char *off)
 {
 	if (args.accept(on))
@@ -181,7 +239,7 @@ Tenant parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
 				t.min_rate = rate(args, "min", nullptr);
 			} else if (args.accept("max")) {
 				t.max_rate = rate(args, "max", nullptr);
-			} else {
+			} else if (!qp_bound(args, t)) {
 				throw UsageError("unknown tenant add argument \"" +
 						 args.peek() + "\"");
 			}
@@ -216,6 +274,8 @@ Tenant parse_tenant_set(Args &args)
 			t.min_rate = rate(args, "min", "none");
 		else if (args.accept("max"))
 			t.max_rate = rate(args, "max", "none");
+		else if (qp_bound(args, t))
+			continue;
 		else if (args.peek() == "cgroup" || args.peek() == "ulp" ||
 			 args.peek() == "local" || args.peek() == "peer")
 			throw UsageError("a tenant's selector cannot change; "
@@ -224,8 +284,12 @@ Tenant parse_tenant_set(Args &args)
 			throw UsageError("unknown tenant set argument \"" +
 					 args.peek() + "\"");
 	}
-	if (!t.cls && !t.weight && !t.min_rate && !t.max_rate)
-		throw UsageError("nothing to set: class, weight, min or max");
+	if (!t.cls && !t.weight && !t.min_rate && !t.max_rate &&
+	    !t.rnr_retry_max && !t.retry_cnt_max && !t.rnr_timer_min_ns &&
+	    !t.timeout_min_ns && !t.rd_atomic_max)
+		throw UsageError("nothing to set: class, weight, min, max, "
+				 "rnr-retry-max, retry-cnt-max, rnr-timer-min, "
+				 "timeout-min or rd-atomic-max");
 	return t;
 }
 

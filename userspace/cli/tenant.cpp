@@ -50,6 +50,21 @@ Field<Selector> prefix_length()
 	return f;
 }
 
+// A QP bound: in text only while it bounds, not at `none`, the value that
+// means no bound; in JSON always, as the kernel has it.
+template <typename T>
+Field<Tenant> bound(int attr, std::optional<T> Tenant::*m,
+		    typename Member<std::optional<T>>::type none,
+		    Style<T> style = plain<T>())
+{
+	Field<Tenant> f = row(attr, m, style).nonzero();
+
+	f.zero = [m, none](const Tenant &t) {
+		return (t.*m).value_or(none) == none;
+	};
+	return f;
+}
+
 }  // namespace
 
 const Table<Selector> &selector_table()
@@ -72,6 +87,7 @@ const Table<Selector> &selector_table()
 const Table<Tenant> &tenant_table()
 {
 	using T = Tenant;
+	auto time = unit<uint64_t>(format_time);
 	static const Table<T> t = {
 		row(VERBSGATE_ATTR_TENANT_ID, &T::id)
 			.in(kTenantKey).shows("%s: ").key("id"),
@@ -93,6 +109,25 @@ const Table<Tenant> &tenant_table()
 		    unit<uint64_t>(format_rate))
 			.sent("max").in(kTenantConfig).nonzero()
 			.shows(" max %s").key("max_rate"),
+		bound(VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX, &T::rnr_retry_max,
+		      kRetryNone)
+			.sent("rnr-retry-max").in(kTenantConfig)
+			.shows(" rnr-retry-max %s").key("rnr_retry_max"),
+		bound(VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX, &T::retry_cnt_max,
+		      kRetryNone)
+			.sent("retry-cnt-max").in(kTenantConfig)
+			.shows(" retry-cnt-max %s").key("retry_cnt_max"),
+		bound(VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN, &T::rnr_timer_min_ns,
+		      0, time)
+			.sent("rnr-timer-min").in(kTenantConfig)
+			.shows(" rnr-timer-min %s").key("rnr_timer_min_ns"),
+		bound(VERBSGATE_ATTR_TENANT_TIMEOUT_MIN, &T::timeout_min_ns, 0,
+		      time)
+			.sent("timeout-min").in(kTenantConfig)
+			.shows(" timeout-min %s").key("timeout_min_ns"),
+		bound(VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX, &T::rd_atomic_max, 0)
+			.sent("rd-atomic-max").in(kTenantConfig)
+			.shows(" rd-atomic-max %s").key("rd_atomic_max"),
 		row(VERBSGATE_ATTR_TENANT_QPS, &T::qps)
 			.in(kTenantQps).shows(" qps %s").key("qps"),
 		// JSON: the counters are the tenant's own members.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Tenants: their configuration (selector, class, weight, rates), their
-// QP count and counters; requests and replies alike.
+// Tenants: their configuration (selector, class, weight, rates, bounds on
+// their QPs), their QP count and counters; requests and replies alike.
 #pragma once
 
 #include "counters.h"
@@ -23,6 +23,13 @@ struct Selector {
 	std::optional<AddrPrefix> prefix;	// LOCAL_ADDR, PEER_ADDR
 };
 
+// The QP bounds' limits (uapi: TENANT_RNR_RETRY_MAX .. RD_ATOMIC_MAX):
+// the retry counts' "no bound", the longest RNR NAK timer (655.36 ms) and
+// the longest local ACK timeout (4.096 us * 2^31).
+constexpr uint8_t kRetryNone = 7;
+constexpr uint64_t kRnrTimerMaxNs = 655360000;
+constexpr uint64_t kTimeoutMaxNs = 8796093022208;
+
 struct Tenant {
 	uint32_t id = 0;
 	std::string name;
@@ -31,6 +38,13 @@ struct Tenant {
 	std::optional<uint32_t> weight;
 	std::optional<uint64_t> min_rate;	// 0: none
 	std::optional<uint64_t> max_rate;	// 0: none
+	// Bounds on what a modify of the tenant's QPs may ask for; each
+	// has a value that means no bound.
+	std::optional<uint8_t> rnr_retry_max;	// 0..7, kRetryNone: none
+	std::optional<uint8_t> retry_cnt_max;	// 0..7, kRetryNone: none
+	std::optional<uint64_t> rnr_timer_min_ns;	// 0: none
+	std::optional<uint64_t> timeout_min_ns;	// 0: none
+	std::optional<uint8_t> rd_atomic_max;	// 0: none
 	uint32_t qps = 0;
 	std::optional<Counters> stats;
 };
@@ -38,7 +52,7 @@ struct Tenant {
 // The groups of the tenant table's rows.
 enum : unsigned {
 	kTenantKey = 1,		// id, name
-	kTenantConfig = 2,	// selector, class, weight, rates
+	kTenantConfig = 2,	// selector, class, weight, rates, QP bounds
 	kTenantQps = 4,
 	kTenantStats = 8,
 };

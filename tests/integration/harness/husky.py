@@ -59,6 +59,10 @@ WINDOW = (2, 8)
 # the line that Husky's predicate asks of either (docs/results.md).
 ON_PACING = (f"maxrate {PACED_MBIT}mbit chunk 1k chunk-nolat 16k "
              "burst 1k")
+# What an operator bounds a tenant's QPs to when it runs code the
+# operator does not trust (README, "Installing on a real host"): at most
+# 3 RNR and 3 transport retries, RNR NAKs at least 1 ms apart.
+TENANT_BOUNDS = "rnr-retry-max 3 retry-cnt-max 3 rnr-timer-min 1ms"
 # Both tenants' cgroups and their vCPUs; the test bed's own processes
 # share the attacker's.
 TENANT_CPUS = {"victim": "0", "attacker": "1"}
@@ -301,12 +305,12 @@ class Cell:
 
 def load_paced(g: Guest, victim: Role):
     """verbsgate with both tenants at weight 1, a latency victim's in the
-    latency class, the device paced as an operator is told to
-    (ON_PACING)."""
+    latency class, their QPs within TENANT_BOUNDS, the device paced as
+    an operator is told to (ON_PACING)."""
     assert g.load_verbsgate().ok
     kind = "latency" if victim.kind == "latency" else "bandwidth"
-    add_tenants(g, {"victim": f"class {kind} weight 1",
-                    "attacker": "class bandwidth weight 1"})
+    add_tenants(g, {"victim": f"class {kind} weight 1 {TENANT_BOUNDS}",
+                    "attacker": f"class bandwidth weight 1 {TENANT_BOUNDS}"})
     cli_ok(g, f"dev set {g.rxe_dev} {ON_PACING} enforce on")
 
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
 #include <sstream>
 
@@ -52,6 +53,14 @@ TEST(Commands, UsageErrorsComeBeforeTheKernel)
 		{cmd_tenant, {"del", "a", "b"}},
 		{cmd_tenant, {"add", "a", "ulp", "x", "class", "latency"}},
 		{cmd_tenant, {"set", "a"}},
+		{cmd_tenant, {"set", "a", "rnr-retry-max", "8"}},
+		{cmd_tenant, {"set", "a", "retry-cnt-max", "8"}},
+		{cmd_tenant, {"set", "a", "rnr-timer-min", "656ms"}},
+		{cmd_tenant, {"set", "a", "timeout-min", "9000s"}},
+		{cmd_tenant, {"set", "a", "rd-atomic-max", "0"}},
+		{cmd_tenant, {"set", "a", "rd-atomic-max", "256"}},
+		{cmd_tenant, {"add", "a", "ulp", "x", "class", "latency", "weight",
+			      "1", "rnr-timer-min", "-1us"}},
 		{cmd_dev, {"frobnicate"}},
 		{cmd_dev, {"show", "rxe0", "extra"}},
 		{cmd_dev, {"set", "rxe0"}},
@@ -69,5 +78,39 @@ TEST(Commands, UsageErrorsComeBeforeTheKernel)
 	for (const auto &[cmd, words] : bad) {
 		std::string out;
 		EXPECT_THROW(run(cmd, words, &out), UsageError) << words[0];
+	}
+}
+
+namespace {
+
+std::string file(const std::string &path)
+{
+	std::ifstream in(path);
+	std::stringstream ss;
+
+	EXPECT_TRUE(in) << path;
+	ss << in.rdbuf();
+	return ss.str();
+}
+
+}  // namespace
+
+TEST(Commands, TenantSettingsDocumented)
+{
+	std::string usage;
+	run(cmd_tenant, {"help"}, &usage);
+	std::string man = file(VG_CLI_TEST_DIR "/../verbsgate.8");
+	std::string completion = file(VG_CLI_TEST_DIR "/../bash-completion/verbsgate");
+
+	for (const char *k : {"class", "weight", "min", "max", "rnr-retry-max",
+			      "retry-cnt-max", "rnr-timer-min", "timeout-min",
+			      "rd-atomic-max"}) {
+		std::string roff;	// the man page escapes its hyphens
+		for (const char *c = k; *c; c++)
+			roff += *c == '-' ? std::string("\\-") : std::string(1, *c);
+		EXPECT_NE(usage.find(std::string(" ") + k + " "),
+			  std::string::npos) << k;
+		EXPECT_NE(man.find(roff), std::string::npos) << k;
+		EXPECT_NE(completion.find(k), std::string::npos) << k;
 	}
 }

@@ -3,6 +3,7 @@
 #include "device.h"
 #include "genl_msg.h"
 #include "qp.h"
+#include "requests.h"
 #include "schema.h"
 #include "tenant.h"
 
@@ -41,6 +42,9 @@ TEST(Encode, TenantAddWithNestedSelector)
 	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_WEIGHT]), 7u);
 	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_MAX_RATE]), 1000u);
 	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_MIN_RATE], nullptr);
+	for (int a = VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX;
+	     a <= VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX; a++)
+		EXPECT_EQ(tb[a], nullptr) << a;	// no bound given, none sent
 
 	nlattr *sel = tb[VERBSGATE_ATTR_TENANT_SELECTOR];
 	ASSERT_NE(sel, nullptr);
@@ -62,6 +66,65 @@ TEST(Encode, TenantAddWithNestedSelector)
 	EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(sel)), "selector");
 	EXPECT_EQ(attr_name_at(msg.hdr(), 3), "");
 	EXPECT_EQ(attr_name_at(msg.hdr(), 100000), "");
+}
+
+TEST(Encode, TenantQpBounds)
+{
+	Msg msg;
+	Args words({"blue", "rnr-retry-max", "3", "retry-cnt-max", "none",
+		    "rnr-timer-min", "1.28ms", "timeout-min", "8796093022208ns",
+		    "rd-atomic-max", "255"});
+	encode(msg.m.get(), tenant_table(), parse_tenant_set(words));
+
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	EXPECT_STREQ(nla_get_string(tb[VERBSGATE_ATTR_TENANT_NAME]), "blue");
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_CLASS], nullptr);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_WEIGHT], nullptr);
+	// The kernel's policy: u8 counts, u64 times, each of its exact size.
+	const std::pair<int, int> sizes[] = {
+		{VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX, 1},
+		{VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX, 1},
+		{VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN, 8},
+		{VERBSGATE_ATTR_TENANT_TIMEOUT_MIN, 8},
+		{VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX, 1},
+	};
+	for (const auto &[a, size] : sizes) {
+		ASSERT_NE(tb[a], nullptr) << a;
+		EXPECT_EQ(nla_len(tb[a]), size) << a;
+	}
+	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX]), 3);
+	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX]), 7);
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN]),
+		  1280000u);
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_TIMEOUT_MIN]),
+		  8796093022208u);
+	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX]), 255);
+
+	// The kernel's range errors name the keyword the operator typed.
+	const std::pair<int, const char *> names[] = {
+		{VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX, "rnr-retry-max"},
+		{VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX, "retry-cnt-max"},
+		{VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN, "rnr-timer-min"},
+		{VERBSGATE_ATTR_TENANT_TIMEOUT_MIN, "timeout-min"},
+		{VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX, "rd-atomic-max"},
+	};
+	for (const auto &[a, name] : names)
+		EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(tb[a])), name);
+
+	// none is sent as each one's "no bound".
+	Msg none;
+	Args nones({"blue", "rnr-retry-max", "none", "rnr-timer-min", "none",
+		    "timeout-min", "none", "rd-atomic-max", "none"});
+	encode(none.m.get(), tenant_table(), parse_tenant_set(nones));
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, none.attrs(), none.len(),
+			    nullptr), 0);
+	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX]), 7);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX], nullptr);
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN]), 0u);
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_TIMEOUT_MIN]), 0u);
+	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX]), 0);
 }
 
 TEST(Encode, DevSetArraysAndOnlyGivenSettings)

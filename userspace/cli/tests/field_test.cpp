@@ -89,6 +89,9 @@ TEST(Tables, EveryUapiAttributeOnce)
 	using std::vector;
 
 	auto tenant = range(VERBSGATE_ATTR_TENANT_NAME, VERBSGATE_ATTR_TENANT_STATS);
+	for (int t : range(VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX,
+			   VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX))
+		tenant.push_back(t);
 	auto dev = range(VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NODE_GUID);
 	for (int t : range(VERBSGATE_ATTR_DEV_MAX_RATE,
 			   VERBSGATE_ATTR_DEV_AIMD_DECREASES))
@@ -196,7 +199,9 @@ TEST(Tables, RequestsRoundTrip)
 	const std::vector<std::vector<std::string>> adds = {
 		{"blue", "cgroup", "/sys/fs/cgroup/tenants/blue", "class",
 		 "bandwidth", "weight", "4", "min", "400mbit", "max", "25gbit"},
-		{"nvme", "ulp", "nvmet_rdma", "class", "throughput", "weight", "2"},
+		{"nvme", "ulp", "nvmet_rdma", "class", "throughput", "weight", "2",
+		 "rnr-retry-max", "3", "retry-cnt-max", "5", "rnr-timer-min",
+		 "1.28ms", "timeout-min", "4.194304ms", "rd-atomic-max", "16"},
 		{"l", "local", "10.77.0.0/24", "class", "latency", "weight", "1"},
 		{"p", "peer", "fd00::/64", "class", "latency", "weight", "9"},
 	};
@@ -206,6 +211,10 @@ TEST(Tables, RequestsRoundTrip)
 	}
 	Args set({"blue", "weight", "8", "min", "none"});
 	round_trip(tenant_table(), parse_tenant_set(set));
+	Args bounds({"blue", "rnr-retry-max", "none", "retry-cnt-max", "0",
+		     "rnr-timer-min", "none", "timeout-min", "none",
+		     "rd-atomic-max", "none"});
+	round_trip(tenant_table(), parse_tenant_set(bounds));
 
 	Args dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
 		  "target-p99", "8us", "step", "100mbit", "period", "200us",
@@ -234,6 +243,23 @@ TEST(Tables, RepliesDecodeAsSent)
 	EXPECT_EQ(t.sel->prefix->plen, 16u);
 	EXPECT_EQ(t.cls, uint32_t(VERBSGATE_CLASS_LATENCY));
 	EXPECT_EQ(t.min_rate, 50000000u);
+	EXPECT_EQ(t.rnr_retry_max, 7u);	// a new tenant's: no bounds
+	EXPECT_EQ(t.retry_cnt_max, 7u);
+	EXPECT_EQ(t.rnr_timer_min_ns, 0u);
+	EXPECT_EQ(t.timeout_min_ns, 0u);
+	EXPECT_EQ(t.rd_atomic_max, 0u);
 	ASSERT_TRUE(t.stats);
 	EXPECT_EQ(t.stats->queued_wrs, 1000u * VERBSGATE_STAT_ATTR_QUEUED_WRS);
+	EXPECT_EQ(t.stats->qp_clamps, 1000u * VERBSGATE_STAT_ATTR_QP_CLAMPS);
+
+	Msg bounded;
+	vg::test::put_tenant(bounded.m.get(), VERBSGATE_SEL_ULP, true, false, 0,
+			     true);
+	Tenant b = decode(tenant_table(), vg::test::attrs_of(bounded).data());
+	EXPECT_EQ(b.rnr_retry_max, 3u);
+	EXPECT_EQ(b.retry_cnt_max, 5u);
+	EXPECT_EQ(b.rnr_timer_min_ns, 1280000u);
+	EXPECT_EQ(b.timeout_min_ns, 4194304u);
+	EXPECT_EQ(b.rd_atomic_max, 16u);
+	EXPECT_FALSE(b.stats);
 }

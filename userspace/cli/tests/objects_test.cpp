@@ -7,6 +7,7 @@
 #include "json.h"
 #include "qp.h"
 #include "replies.h"
+#include "tenant.h"
 
 #include <linux/verbsgate.h>
 #include <netlink/attr.h>
@@ -159,13 +160,13 @@ TEST(ParseQp, KernelQpWithStatsAndUnknownAttributes)
 	EXPECT_EQ(qp_text(q, true),
 		  "rxe0 qpn 18 type RC tenant default ulp nvme_rdma "
 		  "local fe80::1 peer fe80::2 tx_bytes 4096 tx_wrs 2 chunks 0 "
-		  "split_wrs 0 throttled 1.5us queued_wrs 0");
+		  "split_wrs 0 throttled 1.5us queued_wrs 0 qp_clamps 0");
 	EXPECT_EQ(json(q),
 		  "{\"dev\":\"rxe0\",\"dev_index\":1,\"qpn\":18,\"type\":\"RC\","
 		  "\"tenant\":\"default\",\"tenant_id\":3,\"ulp\":\"nvme_rdma\","
 		  "\"local\":\"fe80::1\",\"peer\":\"fe80::2\",\"stats\":{"
 		  "\"tx_bytes\":4096,\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
-		  "\"throttled_ns\":1500,\"queued_wrs\":0}}");
+		  "\"throttled_ns\":1500,\"queued_wrs\":0,\"qp_clamps\":0}}");
 }
 
 TEST(ParseQp, TypesAndAddresslessQps)
@@ -292,4 +293,114 @@ TEST(ParseDevice, PortEntriesNewerThanThisTool)
 	EXPECT_EQ(d.port_table[0].port, 1u);
 	EXPECT_EQ(d.port_table[0].paced_bytes, 7u);
 	EXPECT_EQ(d.port_table[0].rate, 0u);
+}
+
+namespace {
+
+std::string json(const Tenant &t)
+{
+	JsonWriter w;
+
+	tenant_json(w, t);
+	return w.str();
+}
+
+// A tenant as TENANT_GET sends it, with the QP bounds given.
+Tenant tenant_with_bounds(uint8_t rnr_retry, uint8_t retry_cnt,
+			  uint64_t rnr_timer, uint64_t timeout,
+			  uint8_t rd_atomic)
+{
+	Msg msg;
+	nl_msg *m = msg.m.get();
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_ID, 4);
+	nla_put_string(m, VERBSGATE_ATTR_TENANT_NAME, "blue");
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_QPS, 3);
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_CLASS, VERBSGATE_CLASS_BANDWIDTH);
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_WEIGHT, 2);
+	nla_put_u64(m, VERBSGATE_ATTR_TENANT_MIN_RATE, 0);
+	nla_put_u64(m, VERBSGATE_ATTR_TENANT_MAX_RATE, 0);
+	nla_put_u8(m, VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX, rnr_retry);
+	nla_put_u8(m, VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX, retry_cnt);
+	nla_put_u64(m, VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN, rnr_timer);
+	nla_put_u64(m, VERBSGATE_ATTR_TENANT_TIMEOUT_MIN, timeout);
+	nla_put_u8(m, VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX, rd_atomic);
+	nlattr *sel = nla_nest_start(m, VERBSGATE_ATTR_TENANT_SELECTOR |
+					NLA_F_NESTED);
+	nla_put_u32(m, VERBSGATE_SEL_ATTR_TYPE, VERBSGATE_SEL_ULP);
+	nla_put_string(m, VERBSGATE_SEL_ATTR_ULP, "rpcrdma");
+	nla_nest_end(m, sel);
+	return decode(tenant_table(), parse(msg).data());
+}
+
+const char *const kTenantHead =
+	"4: blue: selector ulp rpcrdma class bandwidth weight 2";
+const char *const kTenantJsonHead =
+	"{\"id\":4,\"name\":\"blue\",\"selector\":{\"type\":\"ulp\","
+	"\"ulp\":\"rpcrdma\"},\"class\":\"bandwidth\",\"weight\":2,"
+	"\"min_rate\":0,\"max_rate\":0,";
+
+}  // namespace
+
+TEST(ParseTenant, QpBoundsShowWhileTheyBound)
+{
+	// None: nothing in text; JSON has the raw values.
+	Tenant none = tenant_with_bounds(7, 7, 0, 0, 0);
+	EXPECT_EQ(none.rnr_retry_max, 7u);
+	EXPECT_EQ(tenant_text(none), std::string(kTenantHead) + " qps 3");
+	EXPECT_EQ(json(none), std::string(kTenantJsonHead) +
+		  "\"rnr_retry_max\":7,\"retry_cnt_max\":7,"
+		  "\"rnr_timer_min_ns\":0,\"timeout_min_ns\":0,"
+		  "\"rd_atomic_max\":0,\"qps\":3}");
+
+	// Every one set: the times as times in text, nanoseconds in JSON.
+	Tenant all = tenant_with_bounds(3, 5, 1280000, 4096u << 10, 16);
+	EXPECT_EQ(tenant_text(all), std::string(kTenantHead) +
+		  " rnr-retry-max 3 retry-cnt-max 5 rnr-timer-min 1.28ms "
+		  "timeout-min 4.194ms rd-atomic-max 16 qps 3");
+	EXPECT_EQ(json(all), std::string(kTenantJsonHead) +
+		  "\"rnr_retry_max\":3,\"retry_cnt_max\":5,"
+		  "\"rnr_timer_min_ns\":1280000,\"timeout_min_ns\":4194304,"
+		  "\"rd_atomic_max\":16,\"qps\":3}");
+
+	// 0 retries bounds (unlike 0 for the others); 7 does not.
+	Tenant some = tenant_with_bounds(0, 7, 0, 4096ull << 31, 0);
+	EXPECT_EQ(tenant_text(some), std::string(kTenantHead) +
+		  " rnr-retry-max 0 timeout-min 8796.093s qps 3");
+	EXPECT_EQ(json(some), std::string(kTenantJsonHead) +
+		  "\"rnr_retry_max\":0,\"retry_cnt_max\":7,"
+		  "\"rnr_timer_min_ns\":0,\"timeout_min_ns\":8796093022208,"
+		  "\"rd_atomic_max\":0,\"qps\":3}");
+	Tenant other = tenant_with_bounds(7, 0, 10000, 0, 1);
+	EXPECT_EQ(tenant_text(other), std::string(kTenantHead) +
+		  " retry-cnt-max 0 rnr-timer-min 10us rd-atomic-max 1 qps 3");
+}
+
+TEST(ParseTenant, StatsWithQpClamps)
+{
+	// As STATS_GET sends a tenant: no configuration, its counters.
+	Msg msg;
+	nl_msg *m = msg.m.get();
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_ID, 4);
+	nla_put_string(m, VERBSGATE_ATTR_TENANT_NAME, "blue");
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_QPS, 3);
+	nlattr *stats = nla_nest_start(m, VERBSGATE_ATTR_TENANT_STATS |
+					  NLA_F_NESTED);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_TX_BYTES, 4096);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_TX_WRS, 2);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_QP_CLAMPS, 12);
+	nla_nest_end(m, stats);
+
+	Tenant t = decode(tenant_table(), parse(msg).data());
+	ASSERT_TRUE(t.stats);
+	EXPECT_EQ(t.stats->qp_clamps, 12u);
+	EXPECT_FALSE(t.rnr_retry_max);
+	// As `stats` prints it, and its JSON: no bounds, which it lacks.
+	EXPECT_EQ("tenant " + t.name + ":" +
+			  text(tenant_table(), t, kTenantQps | kTenantStats),
+		  "tenant blue: qps 3 tx_bytes 4096 tx_wrs 2 chunks 0 "
+		  "split_wrs 0 throttled 0ns queued_wrs 0 qp_clamps 12");
+	EXPECT_EQ(json(t),
+		  "{\"id\":4,\"name\":\"blue\",\"qps\":3,\"tx_bytes\":4096,"
+		  "\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
+		  "\"throttled_ns\":0,\"queued_wrs\":0,\"qp_clamps\":12}");
 }

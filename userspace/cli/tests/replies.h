@@ -28,15 +28,17 @@ inline void put_stats(nl_msg *m, int type, uint64_t base)
 {
 	nlattr *n = nla_nest_start(m, type | NLA_F_NESTED);
 	for (int t = VERBSGATE_STAT_ATTR_TX_BYTES;
-	     t <= VERBSGATE_STAT_ATTR_QUEUED_WRS; t++)
+	     t <= VERBSGATE_STAT_ATTR_QP_CLAMPS; t++)
 		nla_put_u64(m, t, base * uint64_t(t));
 	nla_nest_end(m, n);
 }
 
 // selector: VERBSGATE_SEL_*; config and stats as TENANT_GET and
-// STATS_GET send them.
+// STATS_GET send them; the QP bounds a new tenant has (none), or with
+// `bounded` rnr-retry-max 3, retry-cnt-max 5, rnr-timer-min 1.28ms,
+// timeout-min 4.096us * 2^10, rd-atomic-max 16.
 inline void put_tenant(nl_msg *m, uint32_t sel, bool config, bool stats,
-		       uint64_t min_rate)
+		       uint64_t min_rate, bool bounded = false)
 {
 	nla_put_u32(m, VERBSGATE_ATTR_TENANT_ID, 4);
 	nla_put_string(m, VERBSGATE_ATTR_TENANT_NAME, "blue");
@@ -47,6 +49,16 @@ inline void put_tenant(nl_msg *m, uint32_t sel, bool config, bool stats,
 		nla_put_u32(m, VERBSGATE_ATTR_TENANT_WEIGHT, 7);
 		nla_put_u64(m, VERBSGATE_ATTR_TENANT_MIN_RATE, min_rate);
 		nla_put_u64(m, VERBSGATE_ATTR_TENANT_MAX_RATE, 3125000000u);
+		nla_put_u8(m, VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX,
+			   bounded ? 3 : 7);
+		nla_put_u8(m, VERBSGATE_ATTR_TENANT_RETRY_CNT_MAX,
+			   bounded ? 5 : 7);
+		nla_put_u64(m, VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN,
+			    bounded ? 1280000 : 0);
+		nla_put_u64(m, VERBSGATE_ATTR_TENANT_TIMEOUT_MIN,
+			    bounded ? 4096u << 10 : 0);
+		nla_put_u8(m, VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX,
+			   bounded ? 16 : 0);
 		nlattr *n = nla_nest_start(m, VERBSGATE_ATTR_TENANT_SELECTOR |
 					      NLA_F_NESTED);
 		nla_put_u32(m, VERBSGATE_SEL_ATTR_TYPE, sel);

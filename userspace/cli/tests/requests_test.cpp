@@ -36,6 +36,17 @@ Qp qp(std::vector<std::string> words)
 	return parse_qp_show(a);
 }
 
+// The usage error a tenant set gives, "" if none.
+std::string set_error(std::vector<std::string> words)
+{
+	try {
+		set(std::move(words));
+	} catch (const UsageError &e) {
+		return e.what();
+	}
+	return "";
+}
+
 }  // namespace
 
 TEST(TenantAdd, CgroupSelector)
@@ -124,9 +135,137 @@ TEST(TenantSet, FieldsNoneAndErrors)
 	EXPECT_FALSE(c.weight);
 
 	EXPECT_THROW(set({"blue"}), UsageError);  // nothing to set
+	EXPECT_NE(set_error({"blue"}).find("rd-atomic-max"), std::string::npos);
 	EXPECT_THROW(set({"blue", "cgroup", "/x"}), UsageError);
 	EXPECT_THROW(set({"blue", "weight"}), UsageError);
 	EXPECT_THROW(set({"blue", "max", "fast"}), UsageError);
+}
+
+TEST(TenantAdd, QpBounds)
+{
+	Tenant t = add({"blue", "ulp", "a", "class", "bandwidth", "weight", "1",
+			"rnr-retry-max", "3", "retry-cnt-max", "5",
+			"rnr-timer-min", "1.28ms", "timeout-min", "4.194304ms",
+			"rd-atomic-max", "16"});
+	EXPECT_EQ(t.rnr_retry_max, 3u);
+	EXPECT_EQ(t.retry_cnt_max, 5u);
+	EXPECT_EQ(t.rnr_timer_min_ns, 1280000u);
+	EXPECT_EQ(t.timeout_min_ns, 4194304u);
+	EXPECT_EQ(t.rd_atomic_max, 16u);
+
+	// Unset unless given; none is each one's "no bound".
+	Tenant u = add({"u", "ulp", "a", "class", "latency", "weight", "1"});
+	EXPECT_FALSE(u.rnr_retry_max);
+	EXPECT_FALSE(u.retry_cnt_max);
+	EXPECT_FALSE(u.rnr_timer_min_ns);
+	EXPECT_FALSE(u.timeout_min_ns);
+	EXPECT_FALSE(u.rd_atomic_max);
+	Tenant n = add({"n", "ulp", "a", "class", "latency", "weight", "1",
+			"rnr-retry-max", "none", "retry-cnt-max", "none",
+			"rnr-timer-min", "none", "timeout-min", "none",
+			"rd-atomic-max", "none"});
+	EXPECT_EQ(n.rnr_retry_max, 7u);
+	EXPECT_EQ(n.retry_cnt_max, 7u);
+	EXPECT_EQ(n.rnr_timer_min_ns, 0u);
+	EXPECT_EQ(n.timeout_min_ns, 0u);
+	EXPECT_EQ(n.rd_atomic_max, 0u);
+
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "rnr-retry-max", "8"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "rd-atomic-max", "0"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "timeout-min"}),
+		     UsageError);
+}
+
+TEST(TenantSet, QpBoundsAreSettings)
+{
+	Tenant t = set({"blue", "rnr-retry-max", "0"});
+	EXPECT_EQ(t.rnr_retry_max, 0u);	// no retries: a bound, not none
+	EXPECT_FALSE(t.cls);
+	EXPECT_FALSE(t.weight);
+	EXPECT_FALSE(t.min_rate);
+	EXPECT_FALSE(t.retry_cnt_max);
+
+	EXPECT_EQ(set({"blue", "retry-cnt-max", "7"}).retry_cnt_max, 7u);
+	EXPECT_EQ(set({"blue", "retry-cnt-max", "none"}).retry_cnt_max, 7u);
+	EXPECT_EQ(set({"blue", "rnr-retry-max", "none"}).rnr_retry_max, 7u);
+	EXPECT_EQ(set({"blue", "rnr-timer-min", "none"}).rnr_timer_min_ns, 0u);
+	EXPECT_EQ(set({"blue", "rnr-timer-min", "0"}).rnr_timer_min_ns, 0u);
+	EXPECT_EQ(set({"blue", "rnr-timer-min", "10"}).rnr_timer_min_ns,
+		  10000u);	// a bare number is microseconds
+	EXPECT_EQ(set({"blue", "rnr-timer-min", "655.36ms"}).rnr_timer_min_ns,
+		  655360000u);	// the longest
+	EXPECT_EQ(set({"blue", "timeout-min", "none"}).timeout_min_ns, 0u);
+	EXPECT_EQ(set({"blue", "timeout-min", "8796093022208ns"}).timeout_min_ns,
+		  8796093022208u);	// the longest
+	EXPECT_EQ(set({"blue", "timeout-min", "1s"}).timeout_min_ns,
+		  1000000000u);
+	EXPECT_EQ(set({"blue", "rd-atomic-max", "none"}).rd_atomic_max, 0u);
+	EXPECT_EQ(set({"blue", "rd-atomic-max", "1"}).rd_atomic_max, 1u);
+	EXPECT_EQ(set({"blue", "rd-atomic-max", "255"}).rd_atomic_max, 255u);
+
+	// With the other settings, in any order; keywords by prefix.
+	Tenant all = set({"blue", "rd-a", "4", "weight", "2", "rnr-t", "20us",
+			  "re", "none", "ti", "1ms", "rnr", "1", "max",
+			  "none"});
+	EXPECT_EQ(all.weight, 2u);
+	EXPECT_EQ(all.max_rate, 0u);
+	EXPECT_EQ(all.rd_atomic_max, 4u);
+	EXPECT_EQ(all.rnr_timer_min_ns, 20000u);
+	EXPECT_EQ(all.retry_cnt_max, 7u);
+	EXPECT_EQ(all.timeout_min_ns, 1000000u);
+	EXPECT_EQ(all.rnr_retry_max, 1u);
+}
+
+TEST(TenantSet, QpBoundErrors)
+{
+	EXPECT_EQ(set_error({"blue", "rnr-retry-max", "8"}),
+		  "rnr-retry-max: number \"8\" is above 7");
+	EXPECT_EQ(set_error({"blue", "retry-cnt-max", "8"}),
+		  "retry-cnt-max: number \"8\" is above 7");
+	EXPECT_EQ(set_error({"blue", "rd-atomic-max", "0"}),
+		  "rd-atomic-max: number \"0\" is below 1 (none: no bound)");
+	EXPECT_EQ(set_error({"blue", "rd-atomic-max", "256"}),
+		  "rd-atomic-max: number \"256\" is above 255");
+	EXPECT_EQ(set_error({"blue", "rnr-timer-min", "656ms"}),
+		  "rnr-timer-min: time \"656ms\" is above 655.36ms");
+	EXPECT_EQ(set_error({"blue", "rnr-timer-min", "655360001ns"}),
+		  "rnr-timer-min: time \"655360001ns\" is above 655.36ms");
+	EXPECT_EQ(set_error({"blue", "timeout-min", "8796093022209ns"}),
+		  "timeout-min: time \"8796093022209ns\" is above "
+		  "8796093022208ns");
+	EXPECT_EQ(set_error({"blue", "timeout-min", "-1us"}),
+		  "timeout-min: invalid time \"-1us\"");
+	EXPECT_EQ(set_error({"blue", "rnr-timer-min", "soon"}),
+		  "rnr-timer-min: invalid time \"soon\"");
+	EXPECT_EQ(set_error({"blue", "rnr-retry-max", "-1"}),
+		  "rnr-retry-max: invalid number \"-1\"");
+	EXPECT_EQ(set_error({"blue", "rnr-retry-max"}),
+		  "missing rnr-retry-max");
+
+	const std::vector<std::vector<std::string>> bad = {
+		{"blue", "rnr-retry-max", "three"},
+		{"blue", "rnr-retry-max", "3.5"},
+		{"blue", "retry-cnt-max", "-1"},
+		{"blue", "retry-cnt-max", "18446744073709551616"},
+		{"blue", "retry-cnt-max"},
+		{"blue", "rd-atomic-max", "-1"},
+		{"blue", "rd-atomic-max", "many"},
+		{"blue", "rd-atomic-max"},
+		{"blue", "rnr-timer-min", "-10us"},
+		{"blue", "rnr-timer-min", "1s"},
+		{"blue", "rnr-timer-min", "1.5ns"},	// not whole nanoseconds
+		{"blue", "rnr-timer-min"},
+		{"blue", "timeout-min", "9000s"},
+		{"blue", "timeout-min", "1parsec"},
+		{"blue", "timeout-min"},
+	};
+	for (const auto &words : bad)
+		EXPECT_THROW(set(words), UsageError) << words[1];
 }
 
 TEST(DevSet, EverySetting)
