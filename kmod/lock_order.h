@@ -23,6 +23,9 @@
  *  3. vg_fault_lock (mutex, datapath/fault.c): a leaf; fault settings.
  *     Likewise the xa_lock of vg_orphans (datapath/device.c), the
  *     removed devices whose wrappers stay until their owners tear down.
+ * 3b. A tenant's verb_lock (spinlock, tenant/ctrl_pace.c): a leaf, taken
+ *     in process context by the interposed control verbs for a few
+ *     instructions: the tenant's control verb pace.
  *  4. A device's vg_device::ctrl_lock (spinlock, _bh: the controller's
  *     timer takes it): its settings and controller state
  *     (control/devcfg.c).

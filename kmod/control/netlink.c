@@ -35,6 +35,7 @@
 #include "core/qpbounds.h"
 #include "core/sched.h"
 #include "core/split.h"
+#include "core/verbpace.h"
 #include "datapath/device.h"
 
 #include "netlink.h"
@@ -77,6 +78,15 @@ static struct netlink_range_validation vg_rnr_timer_range = {
 
 static struct netlink_range_validation vg_ack_timeout_range = {
 	.max = VG_ACK_TIMEOUT_MAX_NS,
+};
+
+static struct netlink_range_validation vg_verb_rate_range = {
+	.max = VG_VERB_RATE_MAX,
+};
+
+static struct netlink_range_validation vg_verb_burst_range = {
+	.min = 1,
+	.max = VG_VERB_BURST_MAX,
 };
 
 static struct netlink_range_validation vg_op_bytes_range = {
@@ -133,7 +143,11 @@ vg_opcost_policy[VERBSGATE_OPCOST_ATTR_MAX + 1] = {
 		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rnr_timer_range),	\
 	[VERBSGATE_ATTR_TENANT_TIMEOUT_MIN] =				\
 		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_ack_timeout_range),	\
-	[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX] = { .type = NLA_U8 }
+	[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX] = { .type = NLA_U8 },	\
+	[VERBSGATE_ATTR_TENANT_CTRL_RATE] =				\
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_verb_rate_range),	\
+	[VERBSGATE_ATTR_TENANT_CTRL_BURST] =				\
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_verb_burst_range)
 
 /* GET_STATUS takes no attribute: every one is rejected. */
 static const struct nla_policy vg_status_policy[VERBSGATE_ATTR_MAX + 1] = {

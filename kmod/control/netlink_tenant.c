@@ -76,7 +76,11 @@ static int vg_nl_put_stats(struct sk_buff *skb, struct vg_ktenant *t)
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_QUEUED_WRS,
 			      s.queued_wrs, VERBSGATE_STAT_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_QP_CLAMPS,
-			      s.qp_clamps, VERBSGATE_STAT_ATTR_PAD))
+			      s.qp_clamps, VERBSGATE_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_CTRL_VERBS,
+			      s.ctrl_verbs, VERBSGATE_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_CTRL_WAIT_NS,
+			      s.ctrl_wait_ns, VERBSGATE_STAT_ATTR_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -134,6 +138,10 @@ int vg_nl_fill_tenant(struct vg_nl_reply *r, struct vg_ktenant *t, u32 what)
 	     nla_put_u64_64bit(skb, VERBSGATE_ATTR_TENANT_MAX_RATE,
 			       READ_ONCE(t->pol.max_rate), VERBSGATE_ATTR_PAD) ||
 	     vg_nl_put_qp_bounds(skb, t) ||
+	     nla_put_u32(skb, VERBSGATE_ATTR_TENANT_CTRL_RATE,
+			 READ_ONCE(t->pol.ctrl_rate)) ||
+	     nla_put_u32(skb, VERBSGATE_ATTR_TENANT_CTRL_BURST,
+			 READ_ONCE(t->pol.ctrl_burst)) ||
 	     vg_nl_put_selector(skb, &t->sel)))
 		goto nospace;
 	if ((what & VG_NL_TENANT_STATS) && vg_nl_put_stats(skb, t))
@@ -269,6 +277,16 @@ static u32 vg_nl_parse_policy(struct nlattr **attrs,
 			nla_get_u64(attrs[VERBSGATE_ATTR_TENANT_MAX_RATE]);
 		mask |= VG_TP_MAX_RATE;
 	}
+	if (attrs[VERBSGATE_ATTR_TENANT_CTRL_RATE]) {
+		pol->ctrl_rate =
+			nla_get_u32(attrs[VERBSGATE_ATTR_TENANT_CTRL_RATE]);
+		mask |= VG_TP_CTRL_RATE;
+	}
+	if (attrs[VERBSGATE_ATTR_TENANT_CTRL_BURST]) {
+		pol->ctrl_burst =
+			nla_get_u32(attrs[VERBSGATE_ATTR_TENANT_CTRL_BURST]);
+		mask |= VG_TP_CTRL_BURST;
+	}
 	return mask | vg_nl_parse_qp_bounds(attrs, &pol->qpb);
 }
 
@@ -293,6 +311,7 @@ int vg_nl_tenant_add(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 	spec.pol.qpb = VG_QP_BOUNDS_NONE;
+	spec.pol.ctrl_burst = VG_VERB_BURST_DEFAULT;
 	mask = vg_nl_parse_policy(info->attrs, &spec.pol);
 	if (!(mask & VG_TP_CLASS)) {
 		NL_SET_ERR_MSG(info->extack, "tenant class required");

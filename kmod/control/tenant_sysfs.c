@@ -80,6 +80,24 @@ VG_TENANT_BOUND_ATTR(rnr_timer_min_ns, rnr_timer_min_ns);
 VG_TENANT_BOUND_ATTR(timeout_min_ns, timeout_min_ns);
 VG_TENANT_BOUND_ATTR(rd_atomic_max, rd_atomic_max);
 
+static ssize_t ctrl_rate_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(to_tenant(kobj)->pol.ctrl_rate));
+}
+
+static struct kobj_attribute ctrl_rate_attr = __ATTR_RO(ctrl_rate);
+
+static ssize_t ctrl_burst_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(to_tenant(kobj)->pol.ctrl_burst));
+}
+
+static struct kobj_attribute ctrl_burst_attr = __ATTR_RO(ctrl_burst);
+
 static ssize_t selector_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
@@ -149,6 +167,8 @@ VG_TENANT_STAT_ATTR(split_wrs, split_wrs);
 VG_TENANT_STAT_ATTR(throttled_ns, throttled_ns);
 VG_TENANT_STAT_ATTR(queued_wrs, queued_wrs);
 VG_TENANT_STAT_ATTR(qp_clamps, qp_clamps);
+VG_TENANT_STAT_ATTR(ctrl_verbs, ctrl_verbs);
+VG_TENANT_STAT_ATTR(ctrl_wait_ns, ctrl_wait_ns);
 
 static struct attribute *vg_tenant_attrs[] = {
 	&id_attr.attr,
@@ -161,6 +181,8 @@ static struct attribute *vg_tenant_attrs[] = {
 	&rnr_timer_min_ns_attr.attr,
 	&timeout_min_ns_attr.attr,
 	&rd_atomic_max_attr.attr,
+	&ctrl_rate_attr.attr,
+	&ctrl_burst_attr.attr,
 	&selector_attr.attr,
 	&match_attr.attr,
 	&cgroup_id_attr.attr,
@@ -172,6 +194,8 @@ static struct attribute *vg_tenant_attrs[] = {
 	&throttled_ns_attr.attr,
 	&queued_wrs_attr.attr,
 	&qp_clamps_attr.attr,
+	&ctrl_verbs_attr.attr,
+	&ctrl_wait_ns_attr.attr,
 	NULL,
 };
 

@@ -60,6 +60,7 @@
 #include "tenant/tenant.h"
 
 #include "device.h"
+#include "ctrl_verbs.h"
 #include "interpose.h"
 #include "qp_bounds.h"
 #include "qp_tenant.h"
@@ -164,6 +165,12 @@ static int vg_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 		srcu_read_unlock(&vg_interpose_srcu, idx);
 		return -EPERM;
 	}
+	/* A process's verbs keep to its tenant's pace (ctrl_verbs.c). */
+	ret = vg_ctrl_verb(ip, udata, true);
+	if (ret) {
+		srcu_read_unlock(&vg_interpose_srcu, idx);
+		return ret;
+	}
 	if (shaped)
 		extra = vg_sendq_reserve(&ip->shaper, attr,
 					 qp->device->attrs.max_qp_wr);
@@ -234,6 +241,11 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
+	ret = vg_ctrl_verb(ip, udata, true);
+	if (ret) {
+		srcu_read_unlock(&vg_interpose_srcu, idx);
+		return ret;
+	}
 	/* Retries and READ depth within the tenant's bounds (qp_bounds.c). */
 	bounded = vg_qp_bound_attr(&ip->qps, qp, attr, attr_mask);
 	if (IS_ERR(bounded)) {
@@ -286,6 +298,7 @@ static int vg_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(qp->device);
+	vg_ctrl_verb(ip, udata, false);
 	/*
 	 * Stop shaping it first. Its ring outlives the driver's QP: chunks
 	 * of an owner that did not drain complete with ring entries as
@@ -340,9 +353,87 @@ static int vg_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(cq->device);
+	vg_ctrl_verb(ip, udata, false);
 	ret = ip->destroy_cq(cq, udata);
 	if (!ret && READ_ONCE(ip->shaper.nclosed))
 		vg_sendq_cq_destroyed(&ip->shaper, cq);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return ret;
+}
+
+/*
+ * Control verbs that only pace (ctrl_verbs.c): CQ create, PD allocate
+ * and free, MR register and deregister. Process context; may sleep.
+ */
+static int vg_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			struct ib_udata *udata)
+{
+	struct vg_interpose *ip;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(cq->device);
+	ret = vg_ctrl_verb(ip, udata, true);
+	if (!ret)
+		ret = ip->create_cq(cq, attr, udata);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return ret;
+}
+
+static int vg_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct vg_interpose *ip;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(pd->device);
+	ret = vg_ctrl_verb(ip, udata, true);
+	if (!ret)
+		ret = ip->alloc_pd(pd, udata);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return ret;
+}
+
+static int vg_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct vg_interpose *ip;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(pd->device);
+	vg_ctrl_verb(ip, udata, false);
+	ret = ip->dealloc_pd(pd, udata);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return ret;
+}
+
+static struct ib_mr *vg_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				    u64 virt_addr, int access,
+				    struct ib_udata *udata)
+{
+	struct vg_interpose *ip;
+	struct ib_mr *mr;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(pd->device);
+	ret = vg_ctrl_verb(ip, udata, true);
+	mr = ret ? ERR_PTR(ret) :
+		   ip->reg_user_mr(pd, start, length, virt_addr, access,
+				   udata);
+	srcu_read_unlock(&vg_interpose_srcu, idx);
+	return mr;
+}
+
+static int vg_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
+{
+	struct vg_interpose *ip;
+	int idx, ret;
+
+	idx = srcu_read_lock(&vg_interpose_srcu);
+	ip = vg_ipose(mr->device);
+	vg_ctrl_verb(ip, udata, false);
+	ret = ip->dereg_mr(mr, udata);
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
 }
@@ -462,6 +553,11 @@ void vg_interpose_attach(struct vg_device *dev)
 	ip->poll_cq = ibdev->ops.poll_cq;
 	ip->drain_sq = ibdev->ops.drain_sq;
 	ip->destroy_cq = ibdev->ops.destroy_cq;
+	ip->create_cq = ibdev->ops.create_cq;
+	ip->alloc_pd = ibdev->ops.alloc_pd;
+	ip->dealloc_pd = ibdev->ops.dealloc_pd;
+	ip->reg_user_mr = ibdev->ops.reg_user_mr;
+	ip->dereg_mr = ibdev->ops.dereg_mr;
 	/* A device without QPs has nothing to shape. */
 	if (!ip->create_qp || !ip->modify_qp || !ip->destroy_qp ||
 	    !ip->post_send || !ip->poll_cq || !ip->destroy_cq)
@@ -480,6 +576,16 @@ void vg_interpose_attach(struct vg_device *dev)
 	WRITE_ONCE(ibdev->ops.destroy_cq, vg_destroy_cq);
 	if (ip->drain_sq)
 		WRITE_ONCE(ibdev->ops.drain_sq, vg_drain_sq);
+	/* Paced control verbs, where the driver has them in pairs. */
+	ip->ctrl_verbs = ip->create_cq && ip->alloc_pd && ip->dealloc_pd &&
+			 ip->reg_user_mr && ip->dereg_mr;
+	if (ip->ctrl_verbs) {
+		WRITE_ONCE(ibdev->ops.create_cq, vg_create_cq);
+		WRITE_ONCE(ibdev->ops.alloc_pd, vg_alloc_pd);
+		WRITE_ONCE(ibdev->ops.dealloc_pd, vg_dealloc_pd);
+		WRITE_ONCE(ibdev->ops.reg_user_mr, vg_reg_user_mr);
+		WRITE_ONCE(ibdev->ops.dereg_mr, vg_dereg_mr);
+	}
 	ip->attached = true;
 }
 
@@ -537,6 +643,8 @@ bool vg_interpose_detach(struct vg_device *dev, bool rings,
 	struct vg_interpose *ip = &dev->ipose;
 
 	if (ip->attached) {
+		/* Nothing waits for a tenant's pace from here on. */
+		vg_ctrl_verbs_stop(ip);
 		if (!vg_interpose_drain(&ip->shaper, rings, bound))
 			return false;
 		WRITE_ONCE(ibdev->ops.create_qp, ip->create_qp);
@@ -547,6 +655,13 @@ bool vg_interpose_detach(struct vg_device *dev, bool rings,
 		WRITE_ONCE(ibdev->ops.destroy_cq, ip->destroy_cq);
 		if (ip->drain_sq)
 			WRITE_ONCE(ibdev->ops.drain_sq, ip->drain_sq);
+		if (ip->ctrl_verbs) {
+			WRITE_ONCE(ibdev->ops.create_cq, ip->create_cq);
+			WRITE_ONCE(ibdev->ops.alloc_pd, ip->alloc_pd);
+			WRITE_ONCE(ibdev->ops.dealloc_pd, ip->dealloc_pd);
+			WRITE_ONCE(ibdev->ops.reg_user_mr, ip->reg_user_mr);
+			WRITE_ONCE(ibdev->ops.dereg_mr, ip->dereg_mr);
+		}
 		ip->attached = false;
 		synchronize_rcu_tasks();
 		synchronize_rcu();

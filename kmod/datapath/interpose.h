@@ -20,10 +20,17 @@
  * @drain_sq: likewise, if the driver has one (NULL: ib_core's generic
  *	drain, which posts through post_send)
  * @destroy_cq: likewise
+ * @create_cq: likewise; this and the four below only if @ctrl_verbs
+ * @alloc_pd: likewise
+ * @dealloc_pd: likewise
+ * @reg_user_mr: likewise
+ * @dereg_mr: likewise
  * @qps: the QPs created while interposed
  * @shaper: the shaper of the device's kernel-owned send queues
  * @user_refused: user QPs refused by the device's user-qps deny
  * @attached: the wrappers are installed
+ * @ctrl_verbs: the CQ, PD and MR wrappers are installed (ctrl_verbs.c)
+ * @stopping: the device is being detached: control verbs wait no more
  */
 struct vg_interpose {
 	int (*create_qp)(struct ib_qp *qp, struct ib_qp_init_attr *attr,
@@ -36,10 +43,20 @@ struct vg_interpose {
 	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 	void (*drain_sq)(struct ib_qp *qp);
 	int (*destroy_cq)(struct ib_cq *cq, struct ib_udata *udata);
+	int (*create_cq)(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
+			 struct ib_udata *udata);
+	int (*alloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
+	int (*dealloc_pd)(struct ib_pd *pd, struct ib_udata *udata);
+	struct ib_mr *(*reg_user_mr)(struct ib_pd *pd, u64 start, u64 length,
+				     u64 virt_addr, int access,
+				     struct ib_udata *udata);
+	int (*dereg_mr)(struct ib_mr *mr, struct ib_udata *udata);
 	struct vg_qp_table qps;
 	struct vg_shaper shaper;
 	atomic64_t user_refused;
 	bool attached;
+	bool ctrl_verbs;
+	bool stopping;
 };
 
 struct vg_device;

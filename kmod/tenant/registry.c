@@ -136,6 +136,7 @@ static struct vg_ktenant *vg_tenant_alloc(const char *name)
 	for_each_possible_cpu(cpu)
 		u64_stats_init(&per_cpu_ptr(t->pcpu, cpu)->syncp);
 	strscpy(t->name, name, sizeof(t->name));
+	spin_lock_init(&t->verb_lock);
 	atomic_inc(&vg_tenant_nobjects);
 	/* From here on vg_tenant_put() frees everything. */
 	kobject_init(&t->kobj, &vg_tenant_ktype);
@@ -235,6 +236,8 @@ void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s)
 		deq += out;
 	}
 	s->qp_clamps = atomic64_read(&t->qp_clamps);
+	s->ctrl_verbs = atomic64_read(&t->ctrl_verbs);
+	s->ctrl_wait_ns = atomic64_read(&t->ctrl_wait_ns);
 	/* A reader between a dequeue and its enqueue's CPU sees no "-1". */
 	s->queued_wrs = enq > deq ? enq - deq : 0;
 }
@@ -314,6 +317,12 @@ static int vg_policy_check(const struct vg_tenant_policy *p,
 	}
 	if (vg_qp_bounds_check(&p->qpb)) {
 		NL_SET_ERR_MSG(extack, "QP bound out of range");
+		return -ERANGE;
+	}
+	if (p->ctrl_rate > VG_VERB_RATE_MAX || !p->ctrl_burst ||
+	    p->ctrl_burst > VG_VERB_BURST_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "control verb rate above 1000000/s or burst not 1..1000000");
 		return -ERANGE;
 	}
 	return 0;
@@ -487,7 +496,7 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 
 	if (!mask) {
 		NL_SET_ERR_MSG(extack,
-			       "nothing to change: give a class, weight, min or max rate, or a QP bound");
+			       "nothing to change: give a class, weight, min or max rate, a QP bound or a control verb pace");
 		return ERR_PTR(-EINVAL);
 	}
 	mutex_lock(&vg_tenants_lock);
@@ -516,6 +525,10 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 		np.qpb.timeout_min_ns = pol->qpb.timeout_min_ns;
 	if (mask & VG_TP_RD_ATOMIC_MAX)
 		np.qpb.rd_atomic_max = pol->qpb.rd_atomic_max;
+	if (mask & VG_TP_CTRL_RATE)
+		np.ctrl_rate = pol->ctrl_rate;
+	if (mask & VG_TP_CTRL_BURST)
+		np.ctrl_burst = pol->ctrl_burst;
 	ret = vg_policy_check(&np, extack);
 	if (ret)
 		goto out_unlock;
@@ -535,6 +548,8 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 	WRITE_ONCE(t->pol.qpb.rnr_retry_max, np.qpb.rnr_retry_max);
 	WRITE_ONCE(t->pol.qpb.retry_cnt_max, np.qpb.retry_cnt_max);
 	WRITE_ONCE(t->pol.qpb.rd_atomic_max, np.qpb.rd_atomic_max);
+	WRITE_ONCE(t->pol.ctrl_rate, np.ctrl_rate);
+	WRITE_ONCE(t->pol.ctrl_burst, np.ctrl_burst);
 	WRITE_ONCE(vg_min_rate_sum, sum);
 	vg_tenants_changed(VG_TENANT_CHANGED, t);
 	vg_tenant_get(t);
@@ -615,6 +630,7 @@ int vg_tenants_init(const struct vg_tenant_ops *ops)
 	t->pol.class = VERBSGATE_CLASS_BANDWIDTH;
 	t->pol.weight = 1;
 	t->pol.qpb = VG_QP_BOUNDS_NONE;
+	t->pol.ctrl_burst = VG_VERB_BURST_DEFAULT;
 
 	mutex_lock(&vg_tenants_lock);
 	ret = xa_insert(&vg_tenants, 0, NULL, GFP_KERNEL);

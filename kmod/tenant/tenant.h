@@ -69,6 +69,7 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/verbsgate.h>
 #include <net/netlink.h>
@@ -76,6 +77,7 @@
 
 #include "core/qpbounds.h"
 #include "core/sched.h"
+#include "core/verbpace.h"
 
 /**
  * struct vg_selector - which QPs a tenant selects (fixed after creation)
@@ -104,6 +106,9 @@ struct vg_selector {
  * @min_rate: guaranteed token bytes/s, 0: none
  * @max_rate: cap in token bytes/s, 0: none; >= @min_rate otherwise
  * @qpb: bounds on its QPs' retry attributes (core/qpbounds.h)
+ * @ctrl_rate: pace of its processes' control verbs, verbs/s, 0: none
+ *	(core/verbpace.h)
+ * @ctrl_burst: control verbs that may go back to back, 1..
  */
 struct vg_tenant_policy {
 	u32 class;
@@ -111,6 +116,8 @@ struct vg_tenant_policy {
 	u64 min_rate;
 	u64 max_rate;
 	struct vg_qp_bounds qpb;
+	u32 ctrl_rate;
+	u32 ctrl_burst;
 };
 
 /* Per-CPU counters; see enum verbsgate_stat_attr. */
@@ -134,6 +141,8 @@ struct vg_tenant_stats {
 	u64 throttled_ns;
 	u64 queued_wrs;
 	u64 qp_clamps;
+	u64 ctrl_verbs;
+	u64 ctrl_wait_ns;
 };
 
 /**
@@ -150,6 +159,10 @@ struct vg_tenant_stats {
  * @nqps: QPs classified into the tenant (maintained by the QP path)
  * @qp_clamps: modify QP calls given a bound of @pol.qpb (control path,
  *	rare: one atomic)
+ * @verb_lock: serializes @verb_pace
+ * @verb_pace: the pace of its control verbs (ctrl_pace.c)
+ * @ctrl_verbs: control verbs of its processes
+ * @ctrl_wait_ns: time they waited for @verb_pace
  * @pcpu: counters
  */
 struct vg_ktenant {
@@ -162,6 +175,10 @@ struct vg_ktenant {
 	struct vg_tenant_policy pol;
 	atomic_t nqps;
 	atomic64_t qp_clamps;
+	spinlock_t verb_lock;	/* serializes verb_pace; a leaf */
+	struct vg_verb_pace verb_pace;
+	atomic64_t ctrl_verbs;
+	atomic64_t ctrl_wait_ns;
 	struct vg_tenant_pcpu __percpu *pcpu;
 };
 
@@ -216,6 +233,8 @@ struct vg_tenant_spec {
 #define VG_TP_RNR_TIMER_MIN	BIT(6)
 #define VG_TP_TIMEOUT_MIN	BIT(7)
 #define VG_TP_RD_ATOMIC_MAX	BIT(8)
+#define VG_TP_CTRL_RATE		BIT(9)
+#define VG_TP_CTRL_BURST	BIT(10)
 
 /* Notifier events; the data is the struct vg_ktenant. */
 enum vg_tenant_event {
@@ -280,6 +299,8 @@ int vg_tenant_register_notifier(struct notifier_block *nb);
 int vg_tenant_unregister_notifier(struct notifier_block *nb);
 
 void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s);
+struct vg_ktenant *vg_tenant_of_current(void);
+u64 vg_tenant_verb_charge(struct vg_ktenant *t, bool may_wait);
 const char *vg_class_name(u32 class);
 const char *vg_selector_name(u32 type);
 bool vg_tenant_name_valid(const char *name);

@@ -15,9 +15,10 @@ NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups"
 QP_BOUNDS = ("rnr_retry_max", "retry_cnt_max", "rnr_timer_min_ns",
              "timeout_min_ns", "rd_atomic_max")
 TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
-                 "max_rate", "qps", *QP_BOUNDS}
+                 "max_rate", "qps", *QP_BOUNDS, "ctrl_rate", "ctrl_burst"}
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
-                "split_wrs", "throttled_ns", "queued_wrs", "qp_clamps"}
+                "split_wrs", "throttled_ns", "queued_wrs", "qp_clamps",
+                "ctrl_verbs", "ctrl_wait_ns"}
 DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "user_qps_enforced", "user_qps_refused", "ports_paced",
               "port_table"}
@@ -76,8 +77,9 @@ def assert_views_agree(g: Guest):
         assert int(f["min_rate"]) == t["min_rate"]
         assert int(f["max_rate"]) == t["max_rate"]
         assert int(f["qps"]) == t["qps"]
-        assert {b: int(f[b]) for b in QP_BOUNDS} == \
-            {b: t[b] for b in QP_BOUNDS}
+        assert {b: int(f[b]) for b in (*QP_BOUNDS, "ctrl_rate",
+                                       "ctrl_burst")} == \
+            {b: t[b] for b in (*QP_BOUNDS, "ctrl_rate", "ctrl_burst")}
         sel = t["selector"]
         assert f["selector"] == sel["type"]
         if sel["type"] == "cgroup":
@@ -99,7 +101,8 @@ def test_tenant_crud_round_trip(guest):
         "id": 0, "name": "default", "selector": {"type": "default"},
         "class": "bandwidth", "weight": 1, "min_rate": 0, "max_rate": 0,
         "rnr_retry_max": 7, "retry_cnt_max": 7, "rnr_timer_min_ns": 0,
-        "timeout_min_ns": 0, "rd_atomic_max": 0, "qps": 0}}
+        "timeout_min_ns": 0, "rd_atomic_max": 0, "ctrl_rate": 0,
+        "ctrl_burst": 64, "qps": 0}}
 
     cli_ok(guest, "tenant add blue cgroup /sys/fs/cgroup/vgt/blue "
                   "class bandwidth weight 4 min 400mbit max 25gbit")

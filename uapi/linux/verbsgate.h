@@ -77,7 +77,8 @@ enum verbsgate_cmd {
 	/*
 	 * Create a tenant. Takes TENANT_NAME, TENANT_SELECTOR, TENANT_CLASS
 	 * and TENANT_WEIGHT (all required), TENANT_MIN_RATE, TENANT_MAX_RATE
-	 * and the QP bounds (TENANT_RNR_RETRY_MAX .. TENANT_RD_ATOMIC_MAX).
+	 * and the QP bounds (TENANT_RNR_RETRY_MAX .. TENANT_RD_ATOMIC_MAX),
+	 * TENANT_CTRL_RATE, TENANT_CTRL_BURST.
 	 * Admin. Errors: EEXIST (name or selector taken), ENOSPC (too many
 	 * tenants), ENOENT/ENOTDIR (no such cgroup), EDQUOT (the guaranteed
 	 * rates would exceed a device's max rate), EINVAL/ERANGE.
@@ -90,15 +91,15 @@ enum verbsgate_cmd {
 	VERBSGATE_CMD_TENANT_DEL,
 	/*
 	 * Change a tenant's TENANT_CLASS, TENANT_WEIGHT, TENANT_MIN_RATE,
-	 * TENANT_MAX_RATE or QP bounds (at least one; selectors cannot
-	 * change). Admin.
+	 * TENANT_MAX_RATE, QP bounds or control verb pace (at least one;
+	 * selectors cannot change). Admin.
 	 */
 	VERBSGATE_CMD_TENANT_SET,
 	/*
 	 * One tenant (TENANT_NAME) or, with NLM_F_DUMP, every tenant in id
 	 * order. Reply: TENANT_ID, TENANT_NAME, TENANT_SELECTOR, TENANT_CLASS,
 	 * TENANT_WEIGHT, TENANT_MIN_RATE, TENANT_MAX_RATE, the QP bounds,
-	 * TENANT_QPS.
+	 * TENANT_CTRL_RATE, TENANT_CTRL_BURST, TENANT_QPS.
 	 */
 	VERBSGATE_CMD_TENANT_GET,
 	/*
@@ -273,6 +274,24 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_TENANT_TIMEOUT_MIN,
 	VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX,
 
+	/*
+	 * A tenant's pace of control verbs (TENANT_ADD, TENANT_SET,
+	 * TENANT_GET): the verbs a process calls through uverbs to create,
+	 * modify and destroy QPs, CQs and PDs and to register and
+	 * deregister MRs, charged to the tenant the process's QPs would be
+	 * created in (its cgroup). CTRL_RATE (u32, verbs/s, 0..1000000):
+	 * the pace, 0: none (the default). CTRL_BURST (u32, verbs,
+	 * 1..1000000, default 64): how many may go back to back after a
+	 * quiet time. A create, register, allocate or modify over the pace
+	 * sleeps, interruptibly, in its caller's context before the driver
+	 * sees it (a signal ends it with EINTR, nothing created); a destroy
+	 * or deregister never waits but is charged, up to a burst ahead.
+	 * Kernel ULPs' verbs are not paced. Counted in STAT_ATTR_CTRL_VERBS
+	 * and STAT_ATTR_CTRL_WAIT_NS.
+	 */
+	VERBSGATE_ATTR_TENANT_CTRL_RATE,
+	VERBSGATE_ATTR_TENANT_CTRL_BURST,
+
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
 };
@@ -404,6 +423,10 @@ enum verbsgate_stat_attr {
 	VERBSGATE_STAT_ATTR_QUEUED_WRS,	/* WRs queued now (a gauge) */
 	/* modify QP calls given a bound instead of what they asked for */
 	VERBSGATE_STAT_ATTR_QP_CLAMPS,
+	/* control verbs of the tenant's processes (see TENANT_CTRL_RATE) */
+	VERBSGATE_STAT_ATTR_CTRL_VERBS,
+	/* time they slept for the tenant's control verb pace, ns */
+	VERBSGATE_STAT_ATTR_CTRL_WAIT_NS,
 
 	__VERBSGATE_STAT_ATTR_MAX,
 	VERBSGATE_STAT_ATTR_MAX = __VERBSGATE_STAT_ATTR_MAX - 1

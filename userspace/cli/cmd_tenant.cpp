@@ -102,10 +102,10 @@ int tenant_show(Args &args, const Output &o)
 void usage_tenant(std::ostream &out)
 {
 	out << "Usage: verbsgate tenant add NAME SELECTOR class CLASS weight N\n"
-	       "                           [ min RATE ] [ max RATE ] [ BOUND... ]\n"
+	       "                           [ min RATE ] [ max RATE ] [ BOUND... ] [ PACE... ]\n"
 	       "       verbsgate tenant set NAME [ class CLASS ] [ weight N ]\n"
 	       "                           [ min { RATE | none } ] [ max { RATE | none } ]\n"
-	       "                           [ BOUND... ]\n"
+	       "                           [ BOUND... ] [ PACE... ]\n"
 	       "       verbsgate tenant del NAME\n"
 	       "       verbsgate [-j [-p]] tenant show [ NAME ]\n"
 	       "       verbsgate tenant help\n"
@@ -114,6 +114,7 @@ void usage_tenant(std::ostream &out)
 	       "       BOUND := { rnr-retry-max { 0..7 | none } | retry-cnt-max { 0..7 | none } |\n"
 	       "                  rnr-timer-min { TIME | none } | timeout-min { TIME | none } |\n"
 	       "                  rd-atomic-max { 1..255 | none } }\n"
+	       "       PACE := { ctrl-rate { 1..1000000 | none } | ctrl-burst 1..1000000 }\n"
 	       "       PREFIX := { IPV4[/LEN] | IPV6-OR-GID[/LEN] }\n"
 	       "       RATE := NUMBER[ bit | kbit | mbit | gbit | tbit | bps | kbps | ... ]\n"
 	       "       TIME := NUMBER[ ns | us | ms | s ]\n"

@@ -24,6 +24,11 @@ const Table<Counters> &counters_table()
 			.shows(" queued_wrs %s").key("queued_wrs"),
 		row(VERBSGATE_STAT_ATTR_QP_CLAMPS, &C::qp_clamps)
 			.shows(" qp_clamps %s").key("qp_clamps"),
+		row(VERBSGATE_STAT_ATTR_CTRL_VERBS, &C::ctrl_verbs)
+			.shows(" ctrl_verbs %s").key("ctrl_verbs"),
+		row(VERBSGATE_STAT_ATTR_CTRL_WAIT_NS, &C::ctrl_wait_ns,
+		    unit<uint64_t>(format_time))
+			.shows(" ctrl_wait %s").key("ctrl_wait_ns"),
 	};
 	return t;
 }

@@ -16,6 +16,8 @@ struct Counters {
 	uint64_t throttled_ns = 0;
 	uint64_t queued_wrs = 0;
 	uint64_t qp_clamps = 0;		// modify QPs given a bound instead
+	uint64_t ctrl_verbs = 0;	// control verbs of a tenant's processes
+	uint64_t ctrl_wait_ns = 0;	// time they slept for its pace
 };
 
 // enum verbsgate_stat_attr

@@ -126,6 +126,33 @@ bool qp_bound(Args &args, Tenant &t)
 	return true;
 }
 
+// A control verb pace's number: 1..kCtrlMax; `none` (0) if none_ok.
+uint32_t ctrl_count(Args &args, const char *keyword, bool none_ok)
+{
+	if (none_ok && args.accept("none"))
+		return 0;
+	return uint32_t(value<uint64_t>(args, keyword,
+					[none_ok](const std::string &s) {
+		uint64_t v = parse_uint(s, kCtrlMax);
+		if (v < 1)
+			throw UnitError("number \"" + s + "\" is below 1" +
+					(none_ok ? " (none: no pace)" : ""));
+		return v;
+	}));
+}
+
+// The control verb pace the next words give, if they give one.
+bool ctrl_pace(Args &args, Tenant &t)
+{
+	if (args.accept("ctrl-rate"))
+		t.ctrl_rate = ctrl_count(args, "ctrl-rate", true);
+	else if (args.accept("ctrl-burst"))
+		t.ctrl_burst = ctrl_count(args, "ctrl-burst", false);
+	else
+		return false;
+	return true;
+}
+
 bool on_off(Args &args, const char *keyword, const char *on, const char *off)
 {
 	if (args.accept(on))
@@ -239,7 +266,7 @@ Tenant parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
 				t.min_rate = rate(args, "min", nullptr);
 			} else if (args.accept("max")) {
 				t.max_rate = rate(args, "max", nullptr);
-			} else if (!qp_bound(args, t)) {
+			} else if (!qp_bound(args, t) && !ctrl_pace(args, t)) {
 				throw UsageError("unknown tenant add argument \"" +
 						 args.peek() + "\"");
 			}
@@ -274,7 +301,7 @@ Tenant parse_tenant_set(Args &args)
 			t.min_rate = rate(args, "min", "none");
 		else if (args.accept("max"))
 			t.max_rate = rate(args, "max", "none");
-		else if (qp_bound(args, t))
+		else if (qp_bound(args, t) || ctrl_pace(args, t))
 			continue;
 		else if (args.peek() == "cgroup" || args.peek() == "ulp" ||
 			 args.peek() == "local" || args.peek() == "peer")
@@ -286,10 +313,12 @@ Tenant parse_tenant_set(Args &args)
 	}
 	if (!t.cls && !t.weight && !t.min_rate && !t.max_rate &&
 	    !t.rnr_retry_max && !t.retry_cnt_max && !t.rnr_timer_min_ns &&
-	    !t.timeout_min_ns && !t.rd_atomic_max)
+	    !t.timeout_min_ns && !t.rd_atomic_max && !t.ctrl_rate &&
+	    !t.ctrl_burst)
 		throw UsageError("nothing to set: class, weight, min, max, "
 				 "rnr-retry-max, retry-cnt-max, rnr-timer-min, "
-				 "timeout-min or rd-atomic-max");
+				 "timeout-min, rd-atomic-max, ctrl-rate or "
+				 "ctrl-burst");
 	return t;
 }
 

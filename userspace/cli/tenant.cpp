@@ -65,6 +65,17 @@ Field<Tenant> bound(int attr, std::optional<T> Tenant::*m,
 	return f;
 }
 
+// The control verb burst: in text only while there is a pace (it means
+// nothing without one); in JSON always.
+Field<Tenant> ctrl_burst()
+{
+	Field<Tenant> f = row(VERBSGATE_ATTR_TENANT_CTRL_BURST,
+			      &Tenant::ctrl_burst).nonzero();
+
+	f.zero = [](const Tenant &t) { return t.ctrl_rate.value_or(0) == 0; };
+	return f;
+}
+
 }  // namespace
 
 const Table<Selector> &selector_table()
@@ -128,6 +139,12 @@ const Table<Tenant> &tenant_table()
 		bound(VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX, &T::rd_atomic_max, 0)
 			.sent("rd-atomic-max").in(kTenantConfig)
 			.shows(" rd-atomic-max %s").key("rd_atomic_max"),
+		row(VERBSGATE_ATTR_TENANT_CTRL_RATE, &T::ctrl_rate)
+			.sent("ctrl-rate").in(kTenantConfig).nonzero()
+			.shows(" ctrl-rate %s").key("ctrl_rate"),
+		ctrl_burst()
+			.sent("ctrl-burst").in(kTenantConfig)
+			.shows(" ctrl-burst %s").key("ctrl_burst"),
 		row(VERBSGATE_ATTR_TENANT_QPS, &T::qps)
 			.in(kTenantQps).shows(" qps %s").key("qps"),
 		// JSON: the counters are the tenant's own members.

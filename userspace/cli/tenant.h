@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Tenants: their configuration (selector, class, weight, rates, bounds on
-// their QPs), their QP count and counters; requests and replies alike.
+// their QPs, the pace of their control verbs), their QP count and
+// counters; requests and replies alike.
 #pragma once
 
 #include "counters.h"
@@ -30,6 +31,11 @@ constexpr uint8_t kRetryNone = 7;
 constexpr uint64_t kRnrTimerMaxNs = 655360000;
 constexpr uint64_t kTimeoutMaxNs = 8796093022208;
 
+// The control verb pace's limit (uapi: TENANT_CTRL_RATE, _CTRL_BURST):
+// verbs per second and verbs back to back, each 1..1000000 (a rate of 0 is
+// none; a new tenant has none and a burst of 64).
+constexpr uint32_t kCtrlMax = 1000000;
+
 struct Tenant {
 	uint32_t id = 0;
 	std::string name;
@@ -45,6 +51,9 @@ struct Tenant {
 	std::optional<uint64_t> rnr_timer_min_ns;	// 0: none
 	std::optional<uint64_t> timeout_min_ns;	// 0: none
 	std::optional<uint8_t> rd_atomic_max;	// 0: none
+	// The pace of the control verbs of the tenant's processes.
+	std::optional<uint32_t> ctrl_rate;	// verbs/s, 0: none
+	std::optional<uint32_t> ctrl_burst;	// verbs, 1..kCtrlMax
 	uint32_t qps = 0;
 	std::optional<Counters> stats;
 };
@@ -52,7 +61,8 @@ struct Tenant {
 // The groups of the tenant table's rows.
 enum : unsigned {
 	kTenantKey = 1,		// id, name
-	kTenantConfig = 2,	// selector, class, weight, rates, QP bounds
+	kTenantConfig = 2,	// selector, class, weight, rates, QP bounds,
+				// control verb pace
 	kTenantQps = 4,
 	kTenantStats = 8,
 };

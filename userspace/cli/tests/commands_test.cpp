@@ -2,6 +2,8 @@
 // Every object's command words: help, and usage errors found before any
 // netlink request (so these run without the kernel module).
 #include "commands.h"
+#include "counters.h"
+#include "tenant.h"
 
 #include <gtest/gtest.h>
 
@@ -61,6 +63,14 @@ TEST(Commands, UsageErrorsComeBeforeTheKernel)
 		{cmd_tenant, {"set", "a", "rd-atomic-max", "256"}},
 		{cmd_tenant, {"add", "a", "ulp", "x", "class", "latency", "weight",
 			      "1", "rnr-timer-min", "-1us"}},
+		{cmd_tenant, {"set", "a", "ctrl-rate", "0"}},
+		{cmd_tenant, {"set", "a", "ctrl-rate", "1000001"}},
+		{cmd_tenant, {"set", "a", "ctrl-rate", "fast"}},
+		{cmd_tenant, {"set", "a", "ctrl-burst", "0"}},
+		{cmd_tenant, {"set", "a", "ctrl-burst", "none"}},
+		{cmd_tenant, {"set", "a", "ctrl-rate", "10", "ctrl-burst", "0"}},
+		{cmd_tenant, {"add", "a", "ulp", "x", "class", "latency", "weight",
+			      "1", "ctrl-burst", "1000001"}},
 		{cmd_dev, {"frobnicate"}},
 		{cmd_dev, {"show", "rxe0", "extra"}},
 		{cmd_dev, {"set", "rxe0"}},
@@ -104,7 +114,7 @@ TEST(Commands, TenantSettingsDocumented)
 
 	for (const char *k : {"class", "weight", "min", "max", "rnr-retry-max",
 			      "retry-cnt-max", "rnr-timer-min", "timeout-min",
-			      "rd-atomic-max"}) {
+			      "rd-atomic-max", "ctrl-rate", "ctrl-burst"}) {
 		std::string roff;	// the man page escapes its hyphens
 		for (const char *c = k; *c; c++)
 			roff += *c == '-' ? std::string("\\-") : std::string(1, *c);
@@ -113,4 +123,37 @@ TEST(Commands, TenantSettingsDocumented)
 		EXPECT_NE(man.find(roff), std::string::npos) << k;
 		EXPECT_NE(completion.find(k), std::string::npos) << k;
 	}
+}
+
+// What tenant show and stats print in JSON, in the man page's JSON section.
+TEST(Commands, TenantJsonKeysDocumented)
+{
+	std::string man = file(VG_CLI_TEST_DIR "/../verbsgate.8");
+	size_t from = man.find("\n.SH JSON\n");
+	ASSERT_NE(from, std::string::npos);
+	std::string section = man.substr(from, man.find("\n.SH ", from + 1) - from);
+	auto documented = [&](const std::string &key) {
+		for (size_t at = section.find(key); at != std::string::npos;
+		     at = section.find(key, at + 1)) {
+			auto word = [](char c) { return isalnum(c) || c == '_'; };
+			if (!word(section[at - 1]) &&
+			    !word(section[at + key.size()]))
+				return true;
+		}
+		return false;
+	};
+
+	std::vector<std::string> keys;
+	for (const auto &f : tenant_table())
+		if (f.json && *f.json)
+			keys.push_back(f.json);
+	for (const auto &f : selector_table())
+		if (f.json)
+			keys.push_back(f.json);
+	for (const auto &f : counters_table())
+		keys.push_back(f.json);
+	for (const auto &k : keys)
+		EXPECT_TRUE(documented(k)) << k;
+	EXPECT_TRUE(documented("ctrl_rate"));	// the table has them
+	EXPECT_TRUE(documented("ctrl_wait_ns"));
 }

@@ -45,6 +45,8 @@ TEST(Encode, TenantAddWithNestedSelector)
 	for (int a = VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX;
 	     a <= VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX; a++)
 		EXPECT_EQ(tb[a], nullptr) << a;	// no bound given, none sent
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_CTRL_RATE], nullptr);	// nor pace
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_CTRL_BURST], nullptr);
 
 	nlattr *sel = tb[VERBSGATE_ATTR_TENANT_SELECTOR];
 	ASSERT_NE(sel, nullptr);
@@ -125,6 +127,55 @@ TEST(Encode, TenantQpBounds)
 	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN]), 0u);
 	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_TIMEOUT_MIN]), 0u);
 	EXPECT_EQ(nla_get_u8(tb[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX]), 0);
+}
+
+TEST(Encode, TenantCtrlPace)
+{
+	Msg msg;
+	Args words({"blue", "ctrl-rate", "1000000", "ctrl-burst", "64"});
+	encode(msg.m.get(), tenant_table(), parse_tenant_set(words));
+
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	EXPECT_STREQ(nla_get_string(tb[VERBSGATE_ATTR_TENANT_NAME]), "blue");
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_WEIGHT], nullptr);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX], nullptr);
+	// The kernel's policy: u32 each, of its exact size.
+	for (int a : {VERBSGATE_ATTR_TENANT_CTRL_RATE,
+		      VERBSGATE_ATTR_TENANT_CTRL_BURST}) {
+		ASSERT_NE(tb[a], nullptr) << a;
+		EXPECT_EQ(nla_len(tb[a]), 4) << a;
+	}
+	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_CTRL_RATE]), 1000000u);
+	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_CTRL_BURST]), 64u);
+
+	// The kernel's range errors name the keyword the operator typed.
+	EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(
+			       tb[VERBSGATE_ATTR_TENANT_CTRL_RATE])),
+		  "ctrl-rate");
+	EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(
+			       tb[VERBSGATE_ATTR_TENANT_CTRL_BURST])),
+		  "ctrl-burst");
+
+	// none is sent as 0; a burst alone is sent alone.
+	Msg none;
+	Args nones({"blue", "ctrl-rate", "none"});
+	encode(none.m.get(), tenant_table(), parse_tenant_set(nones));
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, none.attrs(), none.len(),
+			    nullptr), 0);
+	ASSERT_NE(tb[VERBSGATE_ATTR_TENANT_CTRL_RATE], nullptr);
+	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_CTRL_RATE]), 0u);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_CTRL_BURST], nullptr);
+
+	Msg burst;
+	Args bursts({"blue", "ctrl-burst", "1"});
+	encode(burst.m.get(), tenant_table(), parse_tenant_set(bursts));
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, burst.attrs(), burst.len(),
+			    nullptr), 0);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_CTRL_RATE], nullptr);
+	ASSERT_NE(tb[VERBSGATE_ATTR_TENANT_CTRL_BURST], nullptr);
+	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_CTRL_BURST]), 1u);
 }
 
 TEST(Encode, DevSetArraysAndOnlyGivenSettings)

@@ -92,6 +92,9 @@ TEST(Tables, EveryUapiAttributeOnce)
 	for (int t : range(VERBSGATE_ATTR_TENANT_RNR_RETRY_MAX,
 			   VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX))
 		tenant.push_back(t);
+	for (int t : range(VERBSGATE_ATTR_TENANT_CTRL_RATE,
+			   VERBSGATE_ATTR_TENANT_CTRL_BURST))
+		tenant.push_back(t);
 	auto dev = range(VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NODE_GUID);
 	for (int t : range(VERBSGATE_ATTR_DEV_MAX_RATE,
 			   VERBSGATE_ATTR_DEV_AIMD_DECREASES))
@@ -202,7 +205,8 @@ TEST(Tables, RequestsRoundTrip)
 		{"nvme", "ulp", "nvmet_rdma", "class", "throughput", "weight", "2",
 		 "rnr-retry-max", "3", "retry-cnt-max", "5", "rnr-timer-min",
 		 "1.28ms", "timeout-min", "4.194304ms", "rd-atomic-max", "16"},
-		{"l", "local", "10.77.0.0/24", "class", "latency", "weight", "1"},
+		{"l", "local", "10.77.0.0/24", "class", "latency", "weight", "1",
+		 "ctrl-rate", "100", "ctrl-burst", "16"},
 		{"p", "peer", "fd00::/64", "class", "latency", "weight", "9"},
 	};
 	for (const auto &words : adds) {
@@ -215,6 +219,8 @@ TEST(Tables, RequestsRoundTrip)
 		     "rnr-timer-min", "none", "timeout-min", "none",
 		     "rd-atomic-max", "none"});
 	round_trip(tenant_table(), parse_tenant_set(bounds));
+	Args pace({"blue", "ctrl-rate", "none", "ctrl-burst", "1000000"});
+	round_trip(tenant_table(), parse_tenant_set(pace));
 
 	Args dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
 		  "target-p99", "8us", "step", "100mbit", "period", "200us",
@@ -248,9 +254,14 @@ TEST(Tables, RepliesDecodeAsSent)
 	EXPECT_EQ(t.rnr_timer_min_ns, 0u);
 	EXPECT_EQ(t.timeout_min_ns, 0u);
 	EXPECT_EQ(t.rd_atomic_max, 0u);
+	EXPECT_EQ(t.ctrl_rate, 0u);	// and no pace, the default burst
+	EXPECT_EQ(t.ctrl_burst, 64u);
 	ASSERT_TRUE(t.stats);
 	EXPECT_EQ(t.stats->queued_wrs, 1000u * VERBSGATE_STAT_ATTR_QUEUED_WRS);
 	EXPECT_EQ(t.stats->qp_clamps, 1000u * VERBSGATE_STAT_ATTR_QP_CLAMPS);
+	EXPECT_EQ(t.stats->ctrl_verbs, 1000u * VERBSGATE_STAT_ATTR_CTRL_VERBS);
+	EXPECT_EQ(t.stats->ctrl_wait_ns,
+		  1000u * VERBSGATE_STAT_ATTR_CTRL_WAIT_NS);
 
 	Msg bounded;
 	vg::test::put_tenant(bounded.m.get(), VERBSGATE_SEL_ULP, true, false, 0,
@@ -261,5 +272,14 @@ TEST(Tables, RepliesDecodeAsSent)
 	EXPECT_EQ(b.rnr_timer_min_ns, 1280000u);
 	EXPECT_EQ(b.timeout_min_ns, 4194304u);
 	EXPECT_EQ(b.rd_atomic_max, 16u);
+	EXPECT_EQ(b.ctrl_rate, 0u);
 	EXPECT_FALSE(b.stats);
+
+	Msg paced;
+	vg::test::put_tenant(paced.m.get(), VERBSGATE_SEL_ULP, true, false, 0,
+			     false, true);
+	Tenant p = decode(tenant_table(), vg::test::attrs_of(paced).data());
+	EXPECT_EQ(p.ctrl_rate, 100u);
+	EXPECT_EQ(p.ctrl_burst, 16u);
+	EXPECT_EQ(p.rnr_retry_max, 7u);
 }

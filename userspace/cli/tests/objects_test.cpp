@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <utility>
 
 using namespace vg;
 using vg::test::Msg;
@@ -160,13 +162,15 @@ TEST(ParseQp, KernelQpWithStatsAndUnknownAttributes)
 	EXPECT_EQ(qp_text(q, true),
 		  "rxe0 qpn 18 type RC tenant default ulp nvme_rdma "
 		  "local fe80::1 peer fe80::2 tx_bytes 4096 tx_wrs 2 chunks 0 "
-		  "split_wrs 0 throttled 1.5us queued_wrs 0 qp_clamps 0");
+		  "split_wrs 0 throttled 1.5us queued_wrs 0 qp_clamps 0 "
+		  "ctrl_verbs 0 ctrl_wait 0ns");
 	EXPECT_EQ(json(q),
 		  "{\"dev\":\"rxe0\",\"dev_index\":1,\"qpn\":18,\"type\":\"RC\","
 		  "\"tenant\":\"default\",\"tenant_id\":3,\"ulp\":\"nvme_rdma\","
 		  "\"local\":\"fe80::1\",\"peer\":\"fe80::2\",\"stats\":{"
 		  "\"tx_bytes\":4096,\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
-		  "\"throttled_ns\":1500,\"queued_wrs\":0,\"qp_clamps\":0}}");
+		  "\"throttled_ns\":1500,\"queued_wrs\":0,\"qp_clamps\":0,"
+		  "\"ctrl_verbs\":0,\"ctrl_wait_ns\":0}}");
 }
 
 TEST(ParseQp, TypesAndAddresslessQps)
@@ -305,10 +309,15 @@ std::string json(const Tenant &t)
 	return w.str();
 }
 
-// A tenant as TENANT_GET sends it, with the QP bounds given.
+// A control verb pace as TENANT_GET sends it: rate and burst.
+using Pace = std::pair<uint32_t, uint32_t>;
+
+// A tenant as TENANT_GET sends it, with the QP bounds given, and the
+// control verb pace if given.
 Tenant tenant_with_bounds(uint8_t rnr_retry, uint8_t retry_cnt,
 			  uint64_t rnr_timer, uint64_t timeout,
-			  uint8_t rd_atomic)
+			  uint8_t rd_atomic,
+			  std::optional<Pace> pace = std::nullopt)
 {
 	Msg msg;
 	nl_msg *m = msg.m.get();
@@ -324,6 +333,10 @@ Tenant tenant_with_bounds(uint8_t rnr_retry, uint8_t retry_cnt,
 	nla_put_u64(m, VERBSGATE_ATTR_TENANT_RNR_TIMER_MIN, rnr_timer);
 	nla_put_u64(m, VERBSGATE_ATTR_TENANT_TIMEOUT_MIN, timeout);
 	nla_put_u8(m, VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX, rd_atomic);
+	if (pace) {
+		nla_put_u32(m, VERBSGATE_ATTR_TENANT_CTRL_RATE, pace->first);
+		nla_put_u32(m, VERBSGATE_ATTR_TENANT_CTRL_BURST, pace->second);
+	}
 	nlattr *sel = nla_nest_start(m, VERBSGATE_ATTR_TENANT_SELECTOR |
 					NLA_F_NESTED);
 	nla_put_u32(m, VERBSGATE_SEL_ATTR_TYPE, VERBSGATE_SEL_ULP);
@@ -398,9 +411,89 @@ TEST(ParseTenant, StatsWithQpClamps)
 	EXPECT_EQ("tenant " + t.name + ":" +
 			  text(tenant_table(), t, kTenantQps | kTenantStats),
 		  "tenant blue: qps 3 tx_bytes 4096 tx_wrs 2 chunks 0 "
-		  "split_wrs 0 throttled 0ns queued_wrs 0 qp_clamps 12");
+		  "split_wrs 0 throttled 0ns queued_wrs 0 qp_clamps 12 "
+		  "ctrl_verbs 0 ctrl_wait 0ns");
 	EXPECT_EQ(json(t),
 		  "{\"id\":4,\"name\":\"blue\",\"qps\":3,\"tx_bytes\":4096,"
 		  "\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
-		  "\"throttled_ns\":0,\"queued_wrs\":0,\"qp_clamps\":12}");
+		  "\"throttled_ns\":0,\"queued_wrs\":0,\"qp_clamps\":12,"
+		  "\"ctrl_verbs\":0,\"ctrl_wait_ns\":0}");
+}
+
+TEST(ParseTenant, CtrlPaceShowsWhilePaced)
+{
+	const std::string none_bounds =
+		"\"rnr_retry_max\":7,\"retry_cnt_max\":7,"
+		"\"rnr_timer_min_ns\":0,\"timeout_min_ns\":0,"
+		"\"rd_atomic_max\":0,";
+
+	// A new tenant's: no pace, nothing in text, not even the burst;
+	// JSON has both as the kernel has them.
+	Tenant fresh = tenant_with_bounds(7, 7, 0, 0, 0, Pace{0, 64});
+	EXPECT_EQ(fresh.ctrl_rate, 0u);
+	EXPECT_EQ(fresh.ctrl_burst, 64u);
+	EXPECT_EQ(tenant_text(fresh), std::string(kTenantHead) + " qps 3");
+	EXPECT_EQ(json(fresh), std::string(kTenantJsonHead) + none_bounds +
+		  "\"ctrl_rate\":0,\"ctrl_burst\":64,\"qps\":3}");
+
+	// A burst without a pace means nothing: not shown either.
+	Tenant burst = tenant_with_bounds(7, 7, 0, 0, 0, Pace{0, 1000});
+	EXPECT_EQ(tenant_text(burst), std::string(kTenantHead) + " qps 3");
+	EXPECT_EQ(json(burst), std::string(kTenantJsonHead) + none_bounds +
+		  "\"ctrl_rate\":0,\"ctrl_burst\":1000,\"qps\":3}");
+
+	// With a pace, its burst too, the default one as well.
+	Tenant paced = tenant_with_bounds(7, 7, 0, 0, 0, Pace{100, 64});
+	EXPECT_EQ(tenant_text(paced), std::string(kTenantHead) +
+		  " ctrl-rate 100 ctrl-burst 64 qps 3");
+	EXPECT_EQ(json(paced), std::string(kTenantJsonHead) + none_bounds +
+		  "\"ctrl_rate\":100,\"ctrl_burst\":64,\"qps\":3}");
+	Tenant limits = tenant_with_bounds(7, 7, 0, 0, 0, Pace{1000000, 1});
+	EXPECT_EQ(tenant_text(limits), std::string(kTenantHead) +
+		  " ctrl-rate 1000000 ctrl-burst 1 qps 3");
+
+	// After the QP bounds, plain numbers in text and JSON alike.
+	Tenant both = tenant_with_bounds(3, 7, 0, 0, 16, Pace{50, 4});
+	EXPECT_EQ(tenant_text(both), std::string(kTenantHead) +
+		  " rnr-retry-max 3 rd-atomic-max 16 ctrl-rate 50 ctrl-burst 4 "
+		  "qps 3");
+	EXPECT_EQ(json(both), std::string(kTenantJsonHead) +
+		  "\"rnr_retry_max\":3,\"retry_cnt_max\":7,"
+		  "\"rnr_timer_min_ns\":0,\"timeout_min_ns\":0,"
+		  "\"rd_atomic_max\":16,\"ctrl_rate\":50,\"ctrl_burst\":4,"
+		  "\"qps\":3}");
+}
+
+TEST(ParseTenant, StatsWithCtrlVerbs)
+{
+	Msg msg;
+	nl_msg *m = msg.m.get();
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_ID, 4);
+	nla_put_string(m, VERBSGATE_ATTR_TENANT_NAME, "blue");
+	nla_put_u32(m, VERBSGATE_ATTR_TENANT_QPS, 0);
+	nlattr *stats = nla_nest_start(m, VERBSGATE_ATTR_TENANT_STATS |
+					  NLA_F_NESTED);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_QP_CLAMPS, 1);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_CTRL_VERBS, 12345678901ull);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_CTRL_WAIT_NS, 2500000);
+	nla_nest_end(m, stats);
+
+	Tenant t = decode(tenant_table(), parse(msg).data());
+	ASSERT_TRUE(t.stats);
+	EXPECT_EQ(t.stats->ctrl_verbs, 12345678901u);
+	EXPECT_EQ(t.stats->ctrl_wait_ns, 2500000u);
+	EXPECT_FALSE(t.ctrl_rate);	// STATS_GET sends no configuration
+	EXPECT_FALSE(t.ctrl_burst);
+	// After qp_clamps: a count, and the wait as a time in text,
+	// nanoseconds in JSON.
+	EXPECT_EQ("tenant " + t.name + ":" +
+			  text(tenant_table(), t, kTenantQps | kTenantStats),
+		  "tenant blue: qps 0 tx_bytes 0 tx_wrs 0 chunks 0 "
+		  "split_wrs 0 throttled 0ns queued_wrs 0 qp_clamps 1 "
+		  "ctrl_verbs 12345678901 ctrl_wait 2.5ms");
+	EXPECT_EQ(json(t),
+		  "{\"id\":4,\"name\":\"blue\",\"qps\":0,\"tx_bytes\":0,"
+		  "\"tx_wrs\":0,\"chunks\":0,\"split_wrs\":0,"
+		  "\"throttled_ns\":0,\"queued_wrs\":0,\"qp_clamps\":1,"
+		  "\"ctrl_verbs\":12345678901,\"ctrl_wait_ns\":2500000}");
 }

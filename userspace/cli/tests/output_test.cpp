@@ -73,6 +73,15 @@ std::map<std::string, std::string> now()
 		put("tenant/bounds/json",
 		    json_of([&](JsonWriter &w) { tenant_json(w, t); }));
 	}
+	{	// and a control verb pace
+		Msg msg;
+		put_tenant(msg.m.get(), VERBSGATE_SEL_CGROUP, true, true,
+			   50000000, true, true);
+		Tenant t = decode(tenant_table(), attrs_of(msg).data());
+		put("tenant/paced/text", tenant_text(t));
+		put("tenant/paced/json",
+		    json_of([&](JsonWriter &w) { tenant_json(w, t); }));
+	}
 	for (uint64_t p99 : {0ull, 8000ull}) {
 		Msg msg;
 		put_device(msg.m.get(), p99);
@@ -111,7 +120,7 @@ TEST(Output, SameBytesAsBeforeTheTables)
 	auto want = golden();
 	auto got = now();
 
-	ASSERT_EQ(want.size(), 210u);
+	ASSERT_EQ(want.size(), 212u);
 	for (const auto &[k, v] : want)
 		EXPECT_EQ(got[k], v) << k;
 	EXPECT_EQ(got.size(), want.size());

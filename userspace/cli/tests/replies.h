@@ -28,7 +28,7 @@ inline void put_stats(nl_msg *m, int type, uint64_t base)
 {
 	nlattr *n = nla_nest_start(m, type | NLA_F_NESTED);
 	for (int t = VERBSGATE_STAT_ATTR_TX_BYTES;
-	     t <= VERBSGATE_STAT_ATTR_QP_CLAMPS; t++)
+	     t <= VERBSGATE_STAT_ATTR_CTRL_WAIT_NS; t++)
 		nla_put_u64(m, t, base * uint64_t(t));
 	nla_nest_end(m, n);
 }
@@ -36,9 +36,12 @@ inline void put_stats(nl_msg *m, int type, uint64_t base)
 // selector: VERBSGATE_SEL_*; config and stats as TENANT_GET and
 // STATS_GET send them; the QP bounds a new tenant has (none), or with
 // `bounded` rnr-retry-max 3, retry-cnt-max 5, rnr-timer-min 1.28ms,
-// timeout-min 4.096us * 2^10, rd-atomic-max 16.
+// timeout-min 4.096us * 2^10, rd-atomic-max 16; the control verb pace a
+// new tenant has (none, burst 64), or with `paced` ctrl-rate 100,
+// ctrl-burst 16.
 inline void put_tenant(nl_msg *m, uint32_t sel, bool config, bool stats,
-		       uint64_t min_rate, bool bounded = false)
+		       uint64_t min_rate, bool bounded = false,
+		       bool paced = false)
 {
 	nla_put_u32(m, VERBSGATE_ATTR_TENANT_ID, 4);
 	nla_put_string(m, VERBSGATE_ATTR_TENANT_NAME, "blue");
@@ -59,6 +62,8 @@ inline void put_tenant(nl_msg *m, uint32_t sel, bool config, bool stats,
 			    bounded ? 4096u << 10 : 0);
 		nla_put_u8(m, VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX,
 			   bounded ? 16 : 0);
+		nla_put_u32(m, VERBSGATE_ATTR_TENANT_CTRL_RATE, paced ? 100 : 0);
+		nla_put_u32(m, VERBSGATE_ATTR_TENANT_CTRL_BURST, paced ? 16 : 64);
 		nlattr *n = nla_nest_start(m, VERBSGATE_ATTR_TENANT_SELECTOR |
 					      NLA_F_NESTED);
 		nla_put_u32(m, VERBSGATE_SEL_ATTR_TYPE, sel);

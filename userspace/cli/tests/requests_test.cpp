@@ -268,6 +268,113 @@ TEST(TenantSet, QpBoundErrors)
 		EXPECT_THROW(set(words), UsageError) << words[1];
 }
 
+TEST(TenantAdd, CtrlPace)
+{
+	Tenant t = add({"blue", "cgroup", "/sys/fs/cgroup/blue", "class",
+			"bandwidth", "weight", "1", "ctrl-rate", "100",
+			"ctrl-burst", "16"});
+	EXPECT_EQ(t.ctrl_rate, 100u);
+	EXPECT_EQ(t.ctrl_burst, 16u);
+
+	// Unset unless given (the kernel's: no pace, a burst of 64).
+	Tenant u = add({"u", "ulp", "a", "class", "latency", "weight", "1"});
+	EXPECT_FALSE(u.ctrl_rate);
+	EXPECT_FALSE(u.ctrl_burst);
+	Tenant n = add({"n", "ulp", "a", "class", "latency", "weight", "1",
+			"ctrl-rate", "none"});
+	EXPECT_EQ(n.ctrl_rate, 0u);
+	EXPECT_FALSE(n.ctrl_burst);
+	// Either alone, with the QP bounds, in any order.
+	Tenant b = add({"b", "ctrl-burst", "1", "ulp", "a", "rd-atomic-max", "4",
+			"class", "latency", "weight", "1"});
+	EXPECT_FALSE(b.ctrl_rate);
+	EXPECT_EQ(b.ctrl_burst, 1u);
+	EXPECT_EQ(b.rd_atomic_max, 4u);
+
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "ctrl-rate", "0"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "ctrl-burst", "1000001"}),
+		     UsageError);
+	EXPECT_THROW(add({"x", "ulp", "a", "class", "bandwidth", "weight", "1",
+			  "ctrl-rate"}),
+		     UsageError);
+}
+
+TEST(TenantSet, CtrlPaceIsASetting)
+{
+	Tenant t = set({"blue", "ctrl-rate", "1"});
+	EXPECT_EQ(t.ctrl_rate, 1u);
+	EXPECT_FALSE(t.ctrl_burst);
+	EXPECT_FALSE(t.cls);
+	EXPECT_FALSE(t.weight);
+	EXPECT_FALSE(t.rnr_retry_max);
+
+	Tenant b = set({"blue", "ctrl-burst", "64"});
+	EXPECT_EQ(b.ctrl_burst, 64u);
+	EXPECT_FALSE(b.ctrl_rate);
+
+	EXPECT_EQ(set({"blue", "ctrl-rate", "none"}).ctrl_rate, 0u);
+	EXPECT_EQ(set({"blue", "ctrl-rate", "1000000"}).ctrl_rate, 1000000u);
+	EXPECT_EQ(set({"blue", "ctrl-rate", "007"}).ctrl_rate, 7u);
+	EXPECT_EQ(set({"blue", "ctrl-burst", "1"}).ctrl_burst, 1u);
+	EXPECT_EQ(set({"blue", "ctrl-burst", "1000000"}).ctrl_burst, 1000000u);
+
+	// With the other settings; keywords by prefix ("ctrl" is ctrl-rate).
+	Tenant all = set({"blue", "ctrl-b", "8", "weight", "2", "ctrl", "50",
+			  "rnr", "3", "max", "none"});
+	EXPECT_EQ(all.ctrl_burst, 8u);
+	EXPECT_EQ(all.ctrl_rate, 50u);
+	EXPECT_EQ(all.weight, 2u);
+	EXPECT_EQ(all.rnr_retry_max, 3u);
+	EXPECT_EQ(all.max_rate, 0u);
+
+	EXPECT_NE(set_error({"blue"}).find("ctrl-rate or ctrl-burst"),
+		  std::string::npos);
+}
+
+TEST(TenantSet, CtrlPaceErrors)
+{
+	EXPECT_EQ(set_error({"blue", "ctrl-rate", "0"}),
+		  "ctrl-rate: number \"0\" is below 1 (none: no pace)");
+	EXPECT_EQ(set_error({"blue", "ctrl-rate", "1000001"}),
+		  "ctrl-rate: number \"1000001\" is above 1000000");
+	EXPECT_EQ(set_error({"blue", "ctrl-rate", "-1"}),
+		  "ctrl-rate: invalid number \"-1\"");
+	EXPECT_EQ(set_error({"blue", "ctrl-rate", "fast"}),
+		  "ctrl-rate: invalid number \"fast\"");
+	EXPECT_EQ(set_error({"blue", "ctrl-rate"}), "missing ctrl-rate");
+	EXPECT_EQ(set_error({"blue", "ctrl-burst", "0"}),
+		  "ctrl-burst: number \"0\" is below 1");
+	EXPECT_EQ(set_error({"blue", "ctrl-burst", "1000001"}),
+		  "ctrl-burst: number \"1000001\" is above 1000000");
+	EXPECT_EQ(set_error({"blue", "ctrl-burst", "none"}),
+		  "ctrl-burst: invalid number \"none\"");
+	EXPECT_EQ(set_error({"blue", "ctrl-burst"}), "missing ctrl-burst");
+	// A good pace does not make a bad burst good.
+	EXPECT_EQ(set_error({"blue", "ctrl-rate", "10", "ctrl-burst", "0"}),
+		  "ctrl-burst: number \"0\" is below 1");
+
+	const std::vector<std::vector<std::string>> bad = {
+		{"blue", "ctrl-rate", "1.5"},
+		{"blue", "ctrl-rate", "100/s"},
+		{"blue", "ctrl-rate", "1k"},
+		{"blue", "ctrl-rate", "+5"},
+		{"blue", "ctrl-rate", ""},
+		{"blue", "ctrl-rate", "4294967296"},
+		{"blue", "ctrl-rate", "18446744073709551616"},
+		{"blue", "ctrl-burst", "-1"},
+		{"blue", "ctrl-burst", "2.5"},
+		{"blue", "ctrl-burst", "64k"},
+		{"blue", "ctrl-burst", "4294967360"},	// 64 in a u32
+		{"blue", "ctrl-burst", ""},
+	};
+	for (const auto &words : bad)
+		EXPECT_THROW(set(words), UsageError) << words[1] << " "
+						     << words[2];
+}
+
 TEST(DevSet, EverySetting)
 {
 	Device d = dev({"rxe0", "maxrate", "25gbit", "maxops", "30000000",
