@@ -37,66 +37,30 @@ static ssize_t class_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute class_attr = __ATTR_RO(class);
 
-static ssize_t weight_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(to_tenant(kobj)->pol.weight));
-}
-
-static struct kobj_attribute weight_attr = __ATTR_RO(weight);
-
-static ssize_t min_rate_show(struct kobject *kobj,
-			     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(to_tenant(kobj)->pol.min_rate));
-}
-
-static struct kobj_attribute min_rate_attr = __ATTR_RO(min_rate);
-
-static ssize_t max_rate_show(struct kobject *kobj,
-			     struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(to_tenant(kobj)->pol.max_rate));
-}
-
-static struct kobj_attribute max_rate_attr = __ATTR_RO(max_rate);
-
-/* A QP bound's file: field @_field of the policy's QP bounds. */
-#define VG_TENANT_BOUND_ATTR(_name, _field)				\
+/*
+ * A numeric policy file: field @_field of the tenant's policy (registry.c
+ * writes it with WRITE_ONCE), in decimal.
+ */
+#define VG_TENANT_POLICY_ATTR(_name, _field)				\
 static ssize_t _name##_show(struct kobject *kobj,			\
 			    struct kobj_attribute *attr, char *buf)	\
 {									\
-	u64 v = READ_ONCE(to_tenant(kobj)->pol.qpb._field);		\
+	u64 v = READ_ONCE(to_tenant(kobj)->pol._field);			\
 									\
 	return sysfs_emit(buf, "%llu\n", v);				\
 }									\
 static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
-VG_TENANT_BOUND_ATTR(rnr_retry_max, rnr_retry_max);
-VG_TENANT_BOUND_ATTR(retry_cnt_max, retry_cnt_max);
-VG_TENANT_BOUND_ATTR(rnr_timer_min_ns, rnr_timer_min_ns);
-VG_TENANT_BOUND_ATTR(timeout_min_ns, timeout_min_ns);
-VG_TENANT_BOUND_ATTR(rd_atomic_max, rd_atomic_max);
-
-static ssize_t ctrl_rate_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n",
-			  READ_ONCE(to_tenant(kobj)->pol.ctrl_rate));
-}
-
-static struct kobj_attribute ctrl_rate_attr = __ATTR_RO(ctrl_rate);
-
-static ssize_t ctrl_burst_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n",
-			  READ_ONCE(to_tenant(kobj)->pol.ctrl_burst));
-}
-
-static struct kobj_attribute ctrl_burst_attr = __ATTR_RO(ctrl_burst);
+VG_TENANT_POLICY_ATTR(weight, weight);
+VG_TENANT_POLICY_ATTR(min_rate, min_rate);
+VG_TENANT_POLICY_ATTR(max_rate, max_rate);
+VG_TENANT_POLICY_ATTR(rnr_retry_max, qpb.rnr_retry_max);
+VG_TENANT_POLICY_ATTR(retry_cnt_max, qpb.retry_cnt_max);
+VG_TENANT_POLICY_ATTR(rnr_timer_min_ns, qpb.rnr_timer_min_ns);
+VG_TENANT_POLICY_ATTR(timeout_min_ns, qpb.timeout_min_ns);
+VG_TENANT_POLICY_ATTR(rd_atomic_max, qpb.rd_atomic_max);
+VG_TENANT_POLICY_ATTR(ctrl_rate, ctrl_rate);
+VG_TENANT_POLICY_ATTR(ctrl_burst, ctrl_burst);
 
 static ssize_t selector_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)

@@ -62,13 +62,6 @@ int vg_qp_bounds_check(const struct vg_qp_bounds *b)
 	return 0;
 }
 
-bool vg_qp_bounds_any(const struct vg_qp_bounds *b)
-{
-	return b->rnr_retry_max < VG_QP_RETRY_NONE ||
-	       b->retry_cnt_max < VG_QP_RETRY_NONE ||
-	       b->rnr_timer_min_ns || b->timeout_min_ns || b->rd_atomic_max;
-}
-
 u32 vg_qp_bounds_apply(const struct vg_qp_bounds *b, u32 mask,
 		       struct vg_qp_retry_attr *a)
 {

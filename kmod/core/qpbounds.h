@@ -94,14 +94,6 @@ struct vg_qp_retry_attr {
 int vg_qp_bounds_check(const struct vg_qp_bounds *b);
 
 /**
- * vg_qp_bounds_any() - whether @b bounds anything
- * @b: bounds
- *
- * Context: any.
- */
-bool vg_qp_bounds_any(const struct vg_qp_bounds *b);
-
-/**
  * vg_qp_bounds_apply() - bring a modify's attributes within bounds
  * @b: bounds (checked)
  * @mask: VG_QPA_* fields @a carries; the others are left alone

@@ -173,7 +173,6 @@ static void qpbounds_check_ranges(struct kunit *test)
 	struct vg_qp_bounds b = VG_QP_BOUNDS_NONE;
 
 	KUNIT_EXPECT_EQ(test, vg_qp_bounds_check(&b), 0);
-	KUNIT_EXPECT_FALSE(test, vg_qp_bounds_any(&b));
 	b.rnr_retry_max = 8;
 	KUNIT_EXPECT_EQ(test, vg_qp_bounds_check(&b), -ERANGE);
 	b = VG_QP_BOUNDS_NONE;
@@ -188,10 +187,6 @@ static void qpbounds_check_ranges(struct kunit *test)
 	b = VG_QP_BOUNDS_NONE;
 	b.rd_atomic_max = 255;
 	KUNIT_EXPECT_EQ(test, vg_qp_bounds_check(&b), 0);
-	KUNIT_EXPECT_TRUE(test, vg_qp_bounds_any(&b));
-	b = VG_QP_BOUNDS_NONE;
-	b.rnr_retry_max = 6;
-	KUNIT_EXPECT_TRUE(test, vg_qp_bounds_any(&b));
 }
 
 static struct kunit_case vg_qpbounds_cases[] = {
