@@ -30,7 +30,7 @@ from harness.traffic import (UNPRIVILEGED, client_command, gid_index, tool,
 from harness.vgcli import (cli_json, cli_ok, dev, device_rate, eventually,
                            port1, tenant_objects)
 from harness.wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT,
-                          WireCounts, pinned_wire)
+                          QP_TIMEOUT, WireCounts, pinned_wire)
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -128,17 +128,19 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
             wire: bool = False) -> dict:
     """Runs a vgload client per (tenant, args) of spec, all against one
     server (with @wire, on the far device of wire.py's wire mode, which
-    the clients on rxe0 reach across its port), started together and
-    stopped by window(), each waiting for its completions on a completion
+    the clients on rxe0 reach across its port, their QPs with its
+    QP_TIMEOUT), started together (their runs once all are connected)
+    and stopped by window(), each waiting for its completions on a completion
     channel, so that the guest's vCPUs are rxe's rather than busy polls';
     returns each tenant's bytes over the window from its clients' own
     reports and, with verbsgate loaded, from its counters over about the
     same window, and then the window's length ("seconds") too; and what
     its clients completed over their whole run ("ops", "bytes")."""
-    vgload_server(g, port, len(spec), FAR_DEV if wire else "")
+    vgload_server(g, port, len(spec), FAR_DEV if wire else "", True)
     logs = [(t, f"/tmp/clients-{port}-{i}.log") for i, (t, _) in
             enumerate(spec)]
-    to = f"{FAR_ADDR} --dev {g.rxe_dev}" if wire else g.ip
+    to = (f"{FAR_ADDR} --dev {g.rxe_dev} --qp-timeout {QP_TIMEOUT}" if wire
+          else g.ip)
     common = f"{to} --port {port} --json --interval 1 --duration {RUN_S} " \
         "--poll event"
     start_together(g, [(client_command(f"{common} {args}", t), log)

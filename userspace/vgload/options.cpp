@@ -108,6 +108,9 @@ const std::vector<OptDef> &option_table()
 		  } },
 		{ "once", nullptr, SRV, "same as --sessions 1",
 		  [](Options &o, const std::string &) { o.sessions = 1; } },
+		{ "together", nullptr, SRV,
+		  "start the --sessions N clients' runs together, once all are set up",
+		  [](Options &o, const std::string &) { o.together = true; } },
 		// Client workload
 		{ "mode", "MODE", CLI, "behaviour, see MODES (default traffic)",
 		  [](Options &o, const std::string &v) {
@@ -358,6 +361,8 @@ ParseResult parse_options(int argc, const char *const *argv)
 
 void validate(Options &o)
 {
+	if (o.role == Role::Server && o.together && !o.sessions)
+		throw UsageError("--together needs --sessions N: the clients to wait for");
 	if (o.role != Role::Client)
 		return;
 

@@ -65,6 +65,7 @@ struct Options {
 	double connect_timeout_s = 10;
 	double timeout_s = 0;           // data-phase cap; 0: duration + 30 s
 	uint32_t sessions = 0;          // server: exit after N sessions; 0: never
+	bool together = false;          // server: hold READY until all N are set up
 	bool json = false;
 	bool quiet = false;             // no interval lines (human mode)
 

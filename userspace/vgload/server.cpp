@@ -16,6 +16,7 @@
 #include "report.h"
 #include "resources.h"
 #include "signals.h"
+#include "start_gate.h"
 #include "tcp.h"
 
 namespace vgload {
@@ -48,8 +49,8 @@ struct SessionResources {
 
 class Session {
 public:
-	Session(const Options &o, Conn conn, uint64_t id)
-		: o_(o), conn_(std::move(conn))
+	Session(const Options &o, Conn conn, uint64_t id, StartGate *gate)
+		: o_(o), conn_(std::move(conn)), gate_(gate)
 	{
 		rec_.session = id;
 		rec_.client = conn_.peer();
@@ -67,6 +68,7 @@ private:
 
 	const Options &o_;
 	Conn conn_;
+	StartGate *gate_;                // --together, else null
 	SessionRecord rec_;
 	SessionSpec spec_;
 	std::unique_ptr<SessionResources> r_{ new SessionResources };
@@ -184,6 +186,12 @@ void Session::setup(const SessionSpec &s)
 	ready.mtu = uint32_t(d.active_mtu_bytes());
 	ready.qkey = UD_QKEY;
 	ready.max_dest_rd_atomic = uint32_t(p.max_dest_rd_atomic);
+	// Within the clients' wait for READY (at least 30 s), else a late
+	// session's client is refused rather than left to give up.
+	if (gate_ && !gate_->arrive_and_wait(now_ns() + 25 * NS_PER_S, stop_requested))
+		throw RunError("--together: " + std::to_string(gate_->arrived()) +
+			       " of " + std::to_string(gate_->expected()) +
+			       " sessions were set up within 25 s");
 	conn_.send(MsgType::Ready, encode(ready), 10000);
 }
 
@@ -410,6 +418,12 @@ int run_server(const Options &o)
 		return 1;
 	}
 
+	// Before the slots, so that it outlives the sessions that wait in it.
+	std::unique_ptr<StartGate> gate;
+
+	if (o.together)
+		gate = std::make_unique<StartGate>(o.sessions);
+
 	std::list<Slot> slots;
 	uint64_t accepted = 0;
 	auto reap = [&](bool all) {
@@ -445,7 +459,8 @@ int run_server(const Options &o)
 		if (!o.json && !o.quiet)
 			fprintf(stderr, "vgload server: session %llu: client %s connected\n",
 				(unsigned long long)accepted, c.peer().c_str());
-		slots.push_back({ std::make_unique<Session>(o, std::move(c), accepted),
+		slots.push_back({ std::make_unique<Session>(o, std::move(c), accepted,
+							   gate.get()),
 				  std::thread() });
 		Session *s = slots.back().session.get();
 

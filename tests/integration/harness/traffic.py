@@ -62,14 +62,17 @@ def gid_index(g: Guest, addr: str | None = None) -> int:
 
 
 def vgload_server(g: Guest, port: int, sessions: int = 0,
-                  dev: str = "") -> int:
+                  dev: str = "", together: bool = False) -> int:
     """A vgload server for @sessions sessions (0: until stopped), on
-    device @dev (else the first active one), seen listening."""
+    device @dev (else the first active one), seen listening; with
+    @together, its sessions' runs start at once when all are set up."""
     if not VGLOAD.exists():
         pytest.fail(f"{VGLOAD} is not built; run 'make userspace'",
                     pytrace=False)
     on = f"--dev {dev} " if dev else ""
     count = f"--sessions {sessions} " if sessions else ""
+    if together:
+        count += "--together "
     pid = g.spawn(f"exec {VGLOAD} server {on}--port {port} {count}--quiet",
                   f"/tmp/vgload-server-{port}.log")
     eventually("the vgload server listening",

@@ -58,6 +58,8 @@ TEST(Options, ServerDefaultsToEventPolling)
 	EXPECT_EQ(o.poll, PollMode::Event);
 	EXPECT_TRUE(o.json);
 	EXPECT_EQ(opts({ "server", "--poll", "busy" }).poll, PollMode::Busy);
+	EXPECT_FALSE(o.together);
+	EXPECT_TRUE(opts({ "server", "--sessions", "9", "--together" }).together);
 }
 
 TEST(Options, AllWorkloadOptions)
@@ -123,6 +125,8 @@ TEST(Options, RejectsBadInput)
 	EXPECT_THROW(parse({ "client", "h", "--size", "0" }), UsageError);
 	EXPECT_THROW(parse({ "server", "--size", "4K" }), UsageError);  // client option
 	EXPECT_THROW(parse({ "server", "extra" }), UsageError);
+	EXPECT_THROW(parse({ "server", "--together" }), UsageError);  // no --sessions
+	EXPECT_THROW(parse({ "client", "h", "--together" }), UsageError);  // server option
 	EXPECT_THROW(parse({ "devinfo", "--port", "1" }), UsageError);
 }
 
