@@ -23,7 +23,7 @@ import pytest
 from harness.counters import delta, stats, usq_objects
 from harness.reports import report
 from harness.tenants import add_tenants, in_cgroup, make_cgroups
-from harness.testbed import CLI, SYSFS, VGLOAD, Guest
+from harness.testbed import SYSFS, VGLOAD, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, gid_index, tool,
                              vgload_client, vgload_result, vgload_server,
                              window_bytes)
@@ -92,16 +92,20 @@ def window(g: Guest, count: int) -> dict:
     over the window, and its length (s) as "seconds"; with verbsgate not
     loaded, only sleeps and stops.
 
-    Counts, kills and times with the shell's builtins: with both vCPUs
-    busy with the tenants' traffic, a pgrep, a pkill or a date took
-    seconds each to start (the unshaped spread tenant's window: 43 s for
-    its 10).
+    Counts, kills, times and reads the counters (in sysfs) with the
+    shell's builtins: with both vCPUs busy with the tenants' traffic, a
+    pgrep, a pkill or a date took seconds each to start (the unshaped
+    spread tenant's window: 43 s for its 10), and a CLI started after
+    the clock was read read the counters up to 1.2 s later than it,
+    a window 6.2 s long by the clock and 5 by the counters.
 
     Fails unless all @count were still running at the window's end: a
     tenant whose clients stopped before it would look slowly paced.
     """
     loaded = g.verbsgate_loaded()
-    read = (f"read -r t _ </proc/uptime; echo $t; {CLI} -j stats"
+    read = ("read -r t _ </proc/uptime; echo $t; "
+            f"for d in {SYSFS}/tenants/*; do read -r b <$d/tx_bytes; "
+            "read -r c <$d/chunks; echo ${d##*/} $b $c; done"
             if loaded else "true")
     res = g.run(f"sleep {WARM_S}; {read}; echo @@; sleep {WINDOW_S}; "
                 f"{read}; echo @@; n=0; while read -r p; do "
@@ -115,10 +119,11 @@ def window(g: Guest, count: int) -> dict:
     if not loaded:
         return {}
     (t0, before), (t1, after) = (
-        (float(when), {t["name"]: t for t in json.loads(doc)["tenants"]})
-        for when, doc in (part.split("\n", 1) for part in (first, second)))
-    out = {t: {"counters": delta(before, after, t, "tx_bytes"),
-               "chunks": delta(before, after, t, "chunks")}
+        (float(when), {name: (int(b), int(c)) for name, b, c in
+                       (line.split() for line in rows.splitlines())})
+        for when, rows in (part.split("\n", 1) for part in (first, second)))
+    out = {t: {"counters": after[t][0] - before[t][0],
+               "chunks": after[t][1] - before[t][1]}
            for t in after if t in before}
     out["seconds"] = t1 - t0
     return out
