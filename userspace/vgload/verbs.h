@@ -74,8 +74,10 @@ using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
 using AhPtr = std::unique_ptr<ibv_ah, AhDeleter>;
 using CompChannelPtr = std::unique_ptr<ibv_comp_channel, CompChannelDeleter>;
 
-// Verbs return an errno value (>0), or -1 with errno set; normalise.
-inline int verbs_errno(int rc) { return rc > 0 ? rc : errno; }
+// Verbs return 0, an errno value (>0), or -1 with errno set; normalise
+// to 0 or the errno value. errno is read only for -1: after a success it
+// still holds an earlier failure's.
+inline int verbs_errno(int rc) { return rc > 0 ? rc : rc < 0 ? errno : 0; }
 
 // Throws SysError("<verb>", err, detail).
 [[noreturn]] void throw_verb(const std::string &verb, int err,
