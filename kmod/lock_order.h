@@ -26,6 +26,9 @@
  * 3b. A tenant's verb_lock (spinlock, tenant/ctrl_pace.c): a leaf, taken
  *     in process context by the interposed control verbs for a few
  *     instructions: the tenant's control verb pace.
+ * 3c. A device's vg_mr_quota::lock (spinlock, datapath/mr_quota.c): a
+ *     leaf, taken in process context by the MR register and deregister
+ *     wrappers: the charges of the device's MRs, by MR.
  *  4. A device's vg_device::ctrl_lock (spinlock, _bh: the controller's
  *     timer takes it): its settings and controller state
  *     (control/devcfg.c).

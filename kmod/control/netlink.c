@@ -147,7 +147,8 @@ vg_opcost_policy[VERBSGATE_OPCOST_ATTR_MAX + 1] = {
 	[VERBSGATE_ATTR_TENANT_CTRL_RATE] =				\
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_verb_rate_range),	\
 	[VERBSGATE_ATTR_TENANT_CTRL_BURST] =				\
-		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_verb_burst_range)
+		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_verb_burst_range),	\
+	[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX] = { .type = NLA_U64 }
 
 /* GET_STATUS takes no attribute: every one is rejected. */
 static const struct nla_policy vg_status_policy[VERBSGATE_ATTR_MAX + 1] = {

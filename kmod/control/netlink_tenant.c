@@ -80,7 +80,11 @@ static int vg_nl_put_stats(struct sk_buff *skb, struct vg_ktenant *t)
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_CTRL_VERBS,
 			      s.ctrl_verbs, VERBSGATE_STAT_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_CTRL_WAIT_NS,
-			      s.ctrl_wait_ns, VERBSGATE_STAT_ATTR_PAD))
+			      s.ctrl_wait_ns, VERBSGATE_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_MR_BYTES,
+			      s.mr_bytes, VERBSGATE_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_MR_REFUSED,
+			      s.mr_refused, VERBSGATE_STAT_ATTR_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -142,6 +146,9 @@ int vg_nl_fill_tenant(struct vg_nl_reply *r, struct vg_ktenant *t, u32 what)
 			 READ_ONCE(t->pol.ctrl_rate)) ||
 	     nla_put_u32(skb, VERBSGATE_ATTR_TENANT_CTRL_BURST,
 			 READ_ONCE(t->pol.ctrl_burst)) ||
+	     nla_put_u64_64bit(skb, VERBSGATE_ATTR_TENANT_MR_BYTES_MAX,
+			       READ_ONCE(t->pol.mr_bytes_max),
+			       VERBSGATE_ATTR_PAD) ||
 	     vg_nl_put_selector(skb, &t->sel)))
 		goto nospace;
 	if ((what & VG_NL_TENANT_STATS) && vg_nl_put_stats(skb, t))
@@ -286,6 +293,11 @@ static u32 vg_nl_parse_policy(struct nlattr **attrs,
 		pol->ctrl_burst =
 			nla_get_u32(attrs[VERBSGATE_ATTR_TENANT_CTRL_BURST]);
 		mask |= VG_TP_CTRL_BURST;
+	}
+	if (attrs[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX]) {
+		pol->mr_bytes_max =
+			nla_get_u64(attrs[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX]);
+		mask |= VG_TP_MR_BYTES_MAX;
 	}
 	return mask | vg_nl_parse_qp_bounds(attrs, &pol->qpb);
 }

@@ -61,6 +61,7 @@ VG_TENANT_POLICY_ATTR(timeout_min_ns, qpb.timeout_min_ns);
 VG_TENANT_POLICY_ATTR(rd_atomic_max, qpb.rd_atomic_max);
 VG_TENANT_POLICY_ATTR(ctrl_rate, ctrl_rate);
 VG_TENANT_POLICY_ATTR(ctrl_burst, ctrl_burst);
+VG_TENANT_POLICY_ATTR(mr_bytes_max, mr_bytes_max);
 
 static ssize_t selector_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
@@ -133,6 +134,8 @@ VG_TENANT_STAT_ATTR(queued_wrs, queued_wrs);
 VG_TENANT_STAT_ATTR(qp_clamps, qp_clamps);
 VG_TENANT_STAT_ATTR(ctrl_verbs, ctrl_verbs);
 VG_TENANT_STAT_ATTR(ctrl_wait_ns, ctrl_wait_ns);
+VG_TENANT_STAT_ATTR(mr_bytes, mr_bytes);
+VG_TENANT_STAT_ATTR(mr_refused, mr_refused);
 
 static struct attribute *vg_tenant_attrs[] = {
 	&id_attr.attr,
@@ -147,6 +150,7 @@ static struct attribute *vg_tenant_attrs[] = {
 	&rd_atomic_max_attr.attr,
 	&ctrl_rate_attr.attr,
 	&ctrl_burst_attr.attr,
+	&mr_bytes_max_attr.attr,
 	&selector_attr.attr,
 	&match_attr.attr,
 	&cgroup_id_attr.attr,
@@ -160,6 +164,8 @@ static struct attribute *vg_tenant_attrs[] = {
 	&qp_clamps_attr.attr,
 	&ctrl_verbs_attr.attr,
 	&ctrl_wait_ns_attr.attr,
+	&mr_bytes_attr.attr,
+	&mr_refused_attr.attr,
 	NULL,
 };
 

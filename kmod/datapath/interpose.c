@@ -363,7 +363,8 @@ static int vg_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
 
 /*
  * Control verbs that only pace (ctrl_verbs.c): CQ create, PD allocate
- * and free, MR register and deregister. Process context; may sleep.
+ * and free; MR register and deregister also hold the tenant's MR bytes
+ * (mr_quota.c). Process context; may sleep.
  */
 static int vg_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 			struct ib_udata *udata)
@@ -411,6 +412,7 @@ static struct ib_mr *vg_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				    u64 virt_addr, int access,
 				    struct ib_udata *udata)
 {
+	struct vg_mr_charge *charge = NULL;
 	struct vg_interpose *ip;
 	struct ib_mr *mr;
 	int idx, ret;
@@ -418,22 +420,36 @@ static struct ib_mr *vg_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(pd->device);
 	ret = vg_ctrl_verb(ip, udata, true);
+	if (!ret)
+		ret = vg_mr_quota_take(udata, length, &charge);
 	mr = ret ? ERR_PTR(ret) :
 		   ip->reg_user_mr(pd, start, length, virt_addr, access,
 				   udata);
+	if (charge) {
+		if (IS_ERR(mr))
+			vg_mr_quota_give_back(charge);
+		else
+			vg_mr_quota_commit(&ip->mr_quota, charge, mr);
+	}
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return mr;
 }
 
 static int vg_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 {
+	struct vg_mr_charge *charge;
 	struct vg_interpose *ip;
 	int idx, ret;
 
 	idx = srcu_read_lock(&vg_interpose_srcu);
 	ip = vg_ipose(mr->device);
 	vg_ctrl_verb(ip, udata, false);
+	charge = vg_mr_quota_unhash(&ip->mr_quota, mr);
 	ret = ip->dereg_mr(mr, udata);
+	if (ret && charge)
+		vg_mr_quota_commit(&ip->mr_quota, charge, mr);
+	else
+		vg_mr_quota_give_back(charge);
 	srcu_read_unlock(&vg_interpose_srcu, idx);
 	return ret;
 }
@@ -546,6 +562,7 @@ void vg_interpose_attach(struct vg_device *dev)
 	struct vg_interpose *ip = &dev->ipose;
 
 	vg_qp_table_init(&ip->qps);
+	vg_mr_quota_init(&ip->mr_quota);
 	ip->create_qp = ibdev->ops.create_qp;
 	ip->modify_qp = ibdev->ops.modify_qp;
 	ip->destroy_qp = ibdev->ops.destroy_qp;
@@ -668,6 +685,7 @@ bool vg_interpose_detach(struct vg_device *dev, bool rings,
 		synchronize_srcu(&vg_interpose_srcu);
 		vg_interpose_destroy(&ip->shaper);
 	}
+	vg_mr_quota_destroy(&ip->mr_quota);
 	vg_qp_table_destroy(&ip->qps);
 	return true;
 }

@@ -7,6 +7,7 @@
 
 #include <rdma/ib_verbs.h>
 
+#include "mr_quota.h"
 #include "qp.h"
 #include "shaper.h"
 
@@ -25,6 +26,8 @@
  * @dealloc_pd: likewise
  * @reg_user_mr: likewise
  * @dereg_mr: likewise
+ * @mr_quota: the MRs processes registered while interposed, each with
+ *	the tenant its bytes were charged to (mr_quota.c)
  * @qps: the QPs created while interposed
  * @shaper: the shaper of the device's kernel-owned send queues
  * @user_refused: user QPs refused by the device's user-qps deny
@@ -51,6 +54,7 @@ struct vg_interpose {
 				     u64 virt_addr, int access,
 				     struct ib_udata *udata);
 	int (*dereg_mr)(struct ib_mr *mr, struct ib_udata *udata);
+	struct vg_mr_quota mr_quota;
 	struct vg_qp_table qps;
 	struct vg_shaper shaper;
 	atomic64_t user_refused;

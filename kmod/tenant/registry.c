@@ -238,6 +238,8 @@ void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s)
 	s->qp_clamps = atomic64_read(&t->qp_clamps);
 	s->ctrl_verbs = atomic64_read(&t->ctrl_verbs);
 	s->ctrl_wait_ns = atomic64_read(&t->ctrl_wait_ns);
+	s->mr_bytes = atomic64_read(&t->mr_bytes);
+	s->mr_refused = atomic64_read(&t->mr_refused);
 	/* A reader between a dequeue and its enqueue's CPU sees no "-1". */
 	s->queued_wrs = enq > deq ? enq - deq : 0;
 }
@@ -529,6 +531,8 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 		np.ctrl_rate = pol->ctrl_rate;
 	if (mask & VG_TP_CTRL_BURST)
 		np.ctrl_burst = pol->ctrl_burst;
+	if (mask & VG_TP_MR_BYTES_MAX)
+		np.mr_bytes_max = pol->mr_bytes_max;
 	ret = vg_policy_check(&np, extack);
 	if (ret)
 		goto out_unlock;
@@ -550,6 +554,7 @@ struct vg_ktenant *vg_tenant_set(const char *name, u32 mask,
 	WRITE_ONCE(t->pol.qpb.rd_atomic_max, np.qpb.rd_atomic_max);
 	WRITE_ONCE(t->pol.ctrl_rate, np.ctrl_rate);
 	WRITE_ONCE(t->pol.ctrl_burst, np.ctrl_burst);
+	WRITE_ONCE(t->pol.mr_bytes_max, np.mr_bytes_max);
 	WRITE_ONCE(vg_min_rate_sum, sum);
 	vg_tenants_changed(VG_TENANT_CHANGED, t);
 	vg_tenant_get(t);

@@ -109,6 +109,8 @@ struct vg_selector {
  * @ctrl_rate: pace of its processes' control verbs, verbs/s, 0: none
  *	(core/verbpace.h)
  * @ctrl_burst: control verbs that may go back to back, 1..
+ * @mr_bytes_max: most bytes its processes may hold registered as MRs,
+ *	0: no quota (core/quota.h)
  */
 struct vg_tenant_policy {
 	u32 class;
@@ -118,6 +120,7 @@ struct vg_tenant_policy {
 	struct vg_qp_bounds qpb;
 	u32 ctrl_rate;
 	u32 ctrl_burst;
+	u64 mr_bytes_max;
 };
 
 /* Per-CPU counters; see enum verbsgate_stat_attr. */
@@ -143,6 +146,8 @@ struct vg_tenant_stats {
 	u64 qp_clamps;
 	u64 ctrl_verbs;
 	u64 ctrl_wait_ns;
+	u64 mr_bytes;
+	u64 mr_refused;
 };
 
 /**
@@ -163,6 +168,9 @@ struct vg_tenant_stats {
  * @verb_pace: the pace of its control verbs (ctrl_pace.c)
  * @ctrl_verbs: control verbs of its processes
  * @ctrl_wait_ns: time they waited for @verb_pace
+ * @mr_bytes: bytes its processes hold registered as MRs
+ *	(datapath/mr_quota.c)
+ * @mr_refused: registrations refused by @pol.mr_bytes_max
  * @pcpu: counters
  */
 struct vg_ktenant {
@@ -179,6 +187,8 @@ struct vg_ktenant {
 	struct vg_verb_pace verb_pace;
 	atomic64_t ctrl_verbs;
 	atomic64_t ctrl_wait_ns;
+	atomic64_t mr_bytes;
+	atomic64_t mr_refused;
 	struct vg_tenant_pcpu __percpu *pcpu;
 };
 
@@ -235,6 +245,7 @@ struct vg_tenant_spec {
 #define VG_TP_RD_ATOMIC_MAX	BIT(8)
 #define VG_TP_CTRL_RATE		BIT(9)
 #define VG_TP_CTRL_BURST	BIT(10)
+#define VG_TP_MR_BYTES_MAX	BIT(11)
 
 /* Notifier events; the data is the struct vg_ktenant. */
 enum vg_tenant_event {

@@ -15,10 +15,11 @@ NOBODY = "setpriv --reuid=65534 --regid=65534 --clear-groups"
 QP_BOUNDS = ("rnr_retry_max", "retry_cnt_max", "rnr_timer_min_ns",
              "timeout_min_ns", "rd_atomic_max")
 TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
-                 "max_rate", "qps", *QP_BOUNDS, "ctrl_rate", "ctrl_burst"}
+                 "max_rate", "qps", *QP_BOUNDS, "ctrl_rate", "ctrl_burst",
+                 "mr_bytes_max"}
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
                 "split_wrs", "throttled_ns", "queued_wrs", "qp_clamps",
-                "ctrl_verbs", "ctrl_wait_ns"}
+                "ctrl_verbs", "ctrl_wait_ns", "mr_bytes", "mr_refused"}
 DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "user_qps_enforced", "user_qps_refused", "ports_paced",
               "port_table"}
@@ -77,9 +78,8 @@ def assert_views_agree(g: Guest):
         assert int(f["min_rate"]) == t["min_rate"]
         assert int(f["max_rate"]) == t["max_rate"]
         assert int(f["qps"]) == t["qps"]
-        assert {b: int(f[b]) for b in (*QP_BOUNDS, "ctrl_rate",
-                                       "ctrl_burst")} == \
-            {b: t[b] for b in (*QP_BOUNDS, "ctrl_rate", "ctrl_burst")}
+        policy = (*QP_BOUNDS, "ctrl_rate", "ctrl_burst", "mr_bytes_max")
+        assert {b: int(f[b]) for b in policy} == {b: t[b] for b in policy}
         sel = t["selector"]
         assert f["selector"] == sel["type"]
         if sel["type"] == "cgroup":
@@ -102,7 +102,7 @@ def test_tenant_crud_round_trip(guest):
         "class": "bandwidth", "weight": 1, "min_rate": 0, "max_rate": 0,
         "rnr_retry_max": 7, "retry_cnt_max": 7, "rnr_timer_min_ns": 0,
         "timeout_min_ns": 0, "rd_atomic_max": 0, "ctrl_rate": 0,
-        "ctrl_burst": 64, "qps": 0}}
+        "ctrl_burst": 64, "mr_bytes_max": 0, "qps": 0}}
 
     cli_ok(guest, "tenant add blue cgroup /sys/fs/cgroup/vgt/blue "
                   "class bandwidth weight 4 min 400mbit max 25gbit")

@@ -292,6 +292,19 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_TENANT_CTRL_RATE,
 	VERBSGATE_ATTR_TENANT_CTRL_BURST,
 
+	/*
+	 * u64 (TENANT_ADD, TENANT_SET, TENANT_GET): most bytes of memory
+	 * the tenant's processes may hold registered as MRs at once, over
+	 * every device, 0: no quota (the default). A registration through
+	 * uverbs that would pass it fails with EDQUOT before the driver
+	 * pins anything, and is counted in STAT_ATTR_MR_REFUSED; lowering
+	 * the quota leaves registered MRs alone. STAT_ATTR_MR_BYTES is what
+	 * the tenant holds now. Kernel ULPs' MRs are not counted. How many
+	 * QPs, CQs, MRs and other objects a tenant may have is the rdma
+	 * cgroup controller's (rdma.max in the tenant's cgroup).
+	 */
+	VERBSGATE_ATTR_TENANT_MR_BYTES_MAX,
+
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1
 };
@@ -410,7 +423,7 @@ enum verbsgate_sel_attr {
 
 /*
  * Counters (TENANT_STATS, QP_STATS), u64 each, monotonic except
- * QUEUED_WRS. They count what the enforcement path does.
+ * QUEUED_WRS and MR_BYTES. They count what the enforcement path does.
  */
 enum verbsgate_stat_attr {
 	VERBSGATE_STAT_ATTR_UNSPEC,
@@ -427,6 +440,10 @@ enum verbsgate_stat_attr {
 	VERBSGATE_STAT_ATTR_CTRL_VERBS,
 	/* time they slept for the tenant's control verb pace, ns */
 	VERBSGATE_STAT_ATTR_CTRL_WAIT_NS,
+	/* bytes its processes hold registered as MRs now (a gauge) */
+	VERBSGATE_STAT_ATTR_MR_BYTES,
+	/* registrations refused by TENANT_MR_BYTES_MAX */
+	VERBSGATE_STAT_ATTR_MR_REFUSED,
 
 	__VERBSGATE_STAT_ATTR_MAX,
 	VERBSGATE_STAT_ATTR_MAX = __VERBSGATE_STAT_ATTR_MAX - 1

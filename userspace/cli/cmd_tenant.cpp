@@ -103,9 +103,10 @@ void usage_tenant(std::ostream &out)
 {
 	out << "Usage: verbsgate tenant add NAME SELECTOR class CLASS weight N\n"
 	       "                           [ min RATE ] [ max RATE ] [ BOUND... ] [ PACE... ]\n"
+	       "                           [ QUOTA ]\n"
 	       "       verbsgate tenant set NAME [ class CLASS ] [ weight N ]\n"
 	       "                           [ min { RATE | none } ] [ max { RATE | none } ]\n"
-	       "                           [ BOUND... ] [ PACE... ]\n"
+	       "                           [ BOUND... ] [ PACE... ] [ QUOTA ]\n"
 	       "       verbsgate tenant del NAME\n"
 	       "       verbsgate [-j [-p]] tenant show [ NAME ]\n"
 	       "       verbsgate tenant help\n"
@@ -115,9 +116,11 @@ void usage_tenant(std::ostream &out)
 	       "                  rnr-timer-min { TIME | none } | timeout-min { TIME | none } |\n"
 	       "                  rd-atomic-max { 1..255 | none } }\n"
 	       "       PACE := { ctrl-rate { 1..1000000 | none } | ctrl-burst 1..1000000 }\n"
+	       "       QUOTA := mr-bytes-max { SIZE | none }\n"
 	       "       PREFIX := { IPV4[/LEN] | IPV6-OR-GID[/LEN] }\n"
 	       "       RATE := NUMBER[ bit | kbit | mbit | gbit | tbit | bps | kbps | ... ]\n"
 	       "       TIME := NUMBER[ ns | us | ms | s ]\n"
+	       "       SIZE := NUMBER[ b | k | m | g ]\n"
 	       "       NAME := 1..31 characters of A-Z a-z 0-9 _ . -\n";
 }
 

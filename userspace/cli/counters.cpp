@@ -29,6 +29,10 @@ const Table<Counters> &counters_table()
 		row(VERBSGATE_STAT_ATTR_CTRL_WAIT_NS, &C::ctrl_wait_ns,
 		    unit<uint64_t>(format_time))
 			.shows(" ctrl_wait %s").key("ctrl_wait_ns"),
+		row(VERBSGATE_STAT_ATTR_MR_BYTES, &C::mr_bytes)
+			.shows(" mr_bytes %s").key("mr_bytes"),
+		row(VERBSGATE_STAT_ATTR_MR_REFUSED, &C::mr_refused)
+			.shows(" mr_refused %s").key("mr_refused"),
 	};
 	return t;
 }

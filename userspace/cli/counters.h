@@ -18,6 +18,8 @@ struct Counters {
 	uint64_t qp_clamps = 0;		// modify QPs given a bound instead
 	uint64_t ctrl_verbs = 0;	// control verbs of a tenant's processes
 	uint64_t ctrl_wait_ns = 0;	// time they slept for its pace
+	uint64_t mr_bytes = 0;		// bytes held registered as MRs now
+	uint64_t mr_refused = 0;	// registrations over its quota
 };
 
 // enum verbsgate_stat_attr

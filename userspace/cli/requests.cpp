@@ -153,6 +153,22 @@ bool ctrl_pace(Args &args, Tenant &t)
 	return true;
 }
 
+// The MR byte quota the next words give, if they give one: a size, or
+// `none` (0).
+bool mr_quota(Args &args, Tenant &t)
+{
+	if (!args.accept("mr-bytes-max"))
+		return false;
+	t.mr_bytes_max = args.accept("none") ? 0 :
+		value<uint64_t>(args, "mr-bytes-max", [](const std::string &s) {
+			uint64_t v = parse_size(s);
+			if (v < 1)
+				throw UnitError("size \"" + s + "\" is below 1 byte (none: no quota)");
+			return v;
+		});
+	return true;
+}
+
 bool on_off(Args &args, const char *keyword, const char *on, const char *off)
 {
 	if (args.accept(on))
@@ -266,7 +282,8 @@ Tenant parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts)
 				t.min_rate = rate(args, "min", nullptr);
 			} else if (args.accept("max")) {
 				t.max_rate = rate(args, "max", nullptr);
-			} else if (!qp_bound(args, t) && !ctrl_pace(args, t)) {
+			} else if (!qp_bound(args, t) && !ctrl_pace(args, t) &&
+				   !mr_quota(args, t)) {
 				throw UsageError("unknown tenant add argument \"" +
 						 args.peek() + "\"");
 			}
@@ -301,7 +318,8 @@ Tenant parse_tenant_set(Args &args)
 			t.min_rate = rate(args, "min", "none");
 		else if (args.accept("max"))
 			t.max_rate = rate(args, "max", "none");
-		else if (qp_bound(args, t) || ctrl_pace(args, t))
+		else if (qp_bound(args, t) || ctrl_pace(args, t) ||
+			 mr_quota(args, t))
 			continue;
 		else if (args.peek() == "cgroup" || args.peek() == "ulp" ||
 			 args.peek() == "local" || args.peek() == "peer")
@@ -314,11 +332,11 @@ Tenant parse_tenant_set(Args &args)
 	if (!t.cls && !t.weight && !t.min_rate && !t.max_rate &&
 	    !t.rnr_retry_max && !t.retry_cnt_max && !t.rnr_timer_min_ns &&
 	    !t.timeout_min_ns && !t.rd_atomic_max && !t.ctrl_rate &&
-	    !t.ctrl_burst)
+	    !t.ctrl_burst && !t.mr_bytes_max)
 		throw UsageError("nothing to set: class, weight, min, max, "
 				 "rnr-retry-max, retry-cnt-max, rnr-timer-min, "
-				 "timeout-min, rd-atomic-max, ctrl-rate or "
-				 "ctrl-burst");
+				 "timeout-min, rd-atomic-max, ctrl-rate, "
+				 "ctrl-burst or mr-bytes-max");
 	return t;
 }
 

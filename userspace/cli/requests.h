@@ -28,13 +28,13 @@ const char *selector_name(uint32_t type);
 std::vector<ChunkEntry> parse_chunk_table(const std::string &s);
 
 // tenant add NAME SELECTOR class CLASS weight N [min RATE] [max RATE]
-//	[BOUND...] [PACE...]
+//	[BOUND...] [PACE...] [mr-bytes-max SIZE|none]
 // where BOUND := rnr-retry-max N|none | retry-cnt-max N|none |
 //	rnr-timer-min TIME|none | timeout-min TIME|none | rd-atomic-max N|none
 // and PACE := ctrl-rate N|none | ctrl-burst N (N: 1..1000000)
 Tenant parse_tenant_add(Args &args, const std::vector<Cgroup2Mount> &mounts);
 // tenant set NAME [class CLASS] [weight N] [min RATE|none] [max RATE|none]
-//	[BOUND...] [PACE...]
+//	[BOUND...] [PACE...] [mr-bytes-max SIZE|none]
 Tenant parse_tenant_set(Args &args);
 // dev set DEV SETTING...
 Device parse_dev_set(Args &args);

@@ -145,6 +145,10 @@ const Table<Tenant> &tenant_table()
 		ctrl_burst()
 			.sent("ctrl-burst").in(kTenantConfig)
 			.shows(" ctrl-burst %s").key("ctrl_burst"),
+		row(VERBSGATE_ATTR_TENANT_MR_BYTES_MAX, &T::mr_bytes_max,
+		    unit<uint64_t>(format_size))
+			.sent("mr-bytes-max").in(kTenantConfig).nonzero()
+			.shows(" mr-bytes-max %s").key("mr_bytes_max"),
 		row(VERBSGATE_ATTR_TENANT_QPS, &T::qps)
 			.in(kTenantQps).shows(" qps %s").key("qps"),
 		// JSON: the counters are the tenant's own members.

@@ -54,6 +54,8 @@ struct Tenant {
 	// The pace of the control verbs of the tenant's processes.
 	std::optional<uint32_t> ctrl_rate;	// verbs/s, 0: none
 	std::optional<uint32_t> ctrl_burst;	// verbs, 1..kCtrlMax
+	// Most bytes its processes may hold registered as MRs.
+	std::optional<uint64_t> mr_bytes_max;	// 0: none
 	uint32_t qps = 0;
 	std::optional<Counters> stats;
 };
@@ -62,7 +64,7 @@ struct Tenant {
 enum : unsigned {
 	kTenantKey = 1,		// id, name
 	kTenantConfig = 2,	// selector, class, weight, rates, QP bounds,
-				// control verb pace
+				// control verb pace, MR byte quota
 	kTenantQps = 4,
 	kTenantStats = 8,
 };

@@ -114,7 +114,8 @@ TEST(Commands, TenantSettingsDocumented)
 
 	for (const char *k : {"class", "weight", "min", "max", "rnr-retry-max",
 			      "retry-cnt-max", "rnr-timer-min", "timeout-min",
-			      "rd-atomic-max", "ctrl-rate", "ctrl-burst"}) {
+			      "rd-atomic-max", "ctrl-rate", "ctrl-burst",
+			      "mr-bytes-max"}) {
 		std::string roff;	// the man page escapes its hyphens
 		for (const char *c = k; *c; c++)
 			roff += *c == '-' ? std::string("\\-") : std::string(1, *c);

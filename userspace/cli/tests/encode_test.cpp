@@ -178,6 +178,26 @@ TEST(Encode, TenantCtrlPace)
 	EXPECT_EQ(nla_get_u32(tb[VERBSGATE_ATTR_TENANT_CTRL_BURST]), 1u);
 }
 
+TEST(Encode, TenantMrBytesQuota)
+{
+	Msg msg;
+	Args words({"blue", "mr-bytes-max", "2g"});
+	encode(msg.m.get(), tenant_table(), parse_tenant_set(words));
+
+	nlattr *tb[VERBSGATE_ATTR_MAX + 1];
+	ASSERT_EQ(nla_parse(tb, VERBSGATE_ATTR_MAX, msg.attrs(), msg.len(),
+			    nullptr), 0);
+	// The kernel's policy: a u64, of its exact size, and nothing else.
+	ASSERT_NE(tb[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX], nullptr);
+	EXPECT_EQ(nla_len(tb[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX]), 8);
+	EXPECT_EQ(nla_get_u64(tb[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX]),
+		  2ull << 30);
+	EXPECT_EQ(tb[VERBSGATE_ATTR_TENANT_CTRL_RATE], nullptr);
+	EXPECT_EQ(attr_name_at(msg.hdr(), msg.offset_of(
+			       tb[VERBSGATE_ATTR_TENANT_MR_BYTES_MAX])),
+		  "mr-bytes-max");
+}
+
 TEST(Encode, DevSetArraysAndOnlyGivenSettings)
 {
 	Msg msg;

@@ -93,7 +93,7 @@ TEST(Tables, EveryUapiAttributeOnce)
 			   VERBSGATE_ATTR_TENANT_RD_ATOMIC_MAX))
 		tenant.push_back(t);
 	for (int t : range(VERBSGATE_ATTR_TENANT_CTRL_RATE,
-			   VERBSGATE_ATTR_TENANT_CTRL_BURST))
+			   VERBSGATE_ATTR_TENANT_MR_BYTES_MAX))
 		tenant.push_back(t);
 	auto dev = range(VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NODE_GUID);
 	for (int t : range(VERBSGATE_ATTR_DEV_MAX_RATE,

@@ -330,7 +330,7 @@ TEST(TenantSet, CtrlPaceIsASetting)
 	EXPECT_EQ(all.rnr_retry_max, 3u);
 	EXPECT_EQ(all.max_rate, 0u);
 
-	EXPECT_NE(set_error({"blue"}).find("ctrl-rate or ctrl-burst"),
+	EXPECT_NE(set_error({"blue"}).find("ctrl-burst or mr-bytes-max"),
 		  std::string::npos);
 }
 
@@ -492,4 +492,26 @@ TEST(Names, ClassesAndOpClasses)
 	EXPECT_STREQ(class_name(77), "?");
 	EXPECT_EQ(parse_op_class("mr"), uint32_t(VERBSGATE_OP_CLASS_MR));
 	EXPECT_STREQ(selector_name(VERBSGATE_SEL_PEER_ADDR), "peer");
+}
+
+TEST(TenantSet, MrBytesQuota)
+{
+	Tenant t = set({"blue", "mr-bytes-max", "64m"});
+	EXPECT_EQ(t.mr_bytes_max, 64ull << 20);
+	EXPECT_EQ(set({"blue", "mr-bytes-max", "none"}).mr_bytes_max, 0u);
+	EXPECT_EQ(set({"blue", "mr-bytes-max", "4096"}).mr_bytes_max, 4096u);
+	// Unset unless given.
+	EXPECT_FALSE(set({"blue", "weight", "2"}).mr_bytes_max);
+	Tenant a = add({"a", "ulp", "x", "class", "bandwidth", "weight", "1",
+			"mr-bytes-max", "1g"});
+	EXPECT_EQ(a.mr_bytes_max, 1ull << 30);
+
+	const std::vector<std::vector<std::string>> bad = {
+		{"blue", "mr-bytes-max"},
+		{"blue", "mr-bytes-max", "0"},	// none says no quota
+		{"blue", "mr-bytes-max", "lots"},
+		{"blue", "mr-bytes-max", "-1m"},
+	};
+	for (const auto &words : bad)
+		EXPECT_THROW(set(words), UsageError) << words.back();
 }
