@@ -30,7 +30,7 @@ from harness.traffic import (UNPRIVILEGED, client_command, gid_index, tool,
 from harness.vgcli import (cli_json, cli_ok, dev, device_rate, eventually,
                            port1, tenant_objects)
 from harness.wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT,
-                          QP_TIMEOUT, WireCounts, pinned_wire)
+                          PORT_BURST, QP_TIMEOUT, WireCounts, pinned_wire)
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -329,7 +329,8 @@ def shares_on_the_wire(g: Guest, tenants: dict[str, str], run,
     on a port of their own from @port on, on the wire with
     the tenants pinned: first without verbsgate, then with it loaded,
     @tenants (name: settings) added and rxe0 paced at PACED_MBIT, once
-    per step of @steps (label: a CLI command to run before, or "").
+    per step of @steps (label: a CLI command to run before, or ""),
+    its bucket PORT_BURST deep.
     Returns {label: (run's result, the port's WireCounts)}, the
     first labelled "without verbsgate"; with verbsgate, each tenant's
     result also has what it was charged from before its clients started
@@ -353,6 +354,7 @@ def shares_on_the_wire(g: Guest, tenants: dict[str, str], run,
         assert g.load_verbsgate().ok
         add_tenants(g, tenants)
         device_rate(g, f"{PACED_MBIT}mbit")
+        cli_ok(g, f"dev set {g.rxe_dev} burst {PORT_BURST}")
         for label, command in steps.items():
             if command:
                 cli_ok(g, command)

@@ -62,6 +62,13 @@ RXE_QP_INFLIGHT = 64
 # the line. A NIC's port drains its queue in microseconds; the test bed
 # scaled the line rate down, not the queue, so it scales the timeout up.
 QP_TIMEOUT = 19
+# The pacer's bucket on the wire's share tests (`dev set ... burst`),
+# in payload bytes: two 64 KB WRITEs, about half of PORT_QUEUE in frames.
+# The default, 256 KiB, is 277 KB of frames at MTU 1024, more than
+# PORT_QUEUE holds: clients that start together (vgload's --together)
+# after an idle time got the whole bucket at once, and the port dropped
+# its last packets (2 in a CI run; rxe sent them again, unpaced).
+PORT_BURST = "128k"
 # A full RoCE v2 frame at MTU 1024: Ethernet, IPv4, UDP, BTH and ICRC
 # headers (RETH on a message's first packet only), as the port counts it.
 FRAME_BYTES = 1024 + 58
