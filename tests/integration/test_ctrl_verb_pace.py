@@ -12,6 +12,7 @@ The rates are the tenant's own counters over vgload's own duration, in
 one run; emulated (rxe in QEMU TCG)."""
 import json
 
+from harness.counters import rdma_objects
 from harness.rawgenl import raw_batch
 from harness.testbed import SYSFS, VGLOAD, Guest
 from harness.tenants import empty_cgroups, in_cgroup, make_cgroups
@@ -54,12 +55,6 @@ def storm(g: Guest, cgroup: str, seconds: float = 1) -> dict:
     doc["_wait_ns"] = after["ctrl_wait_ns"] - before["ctrl_wait_ns"]
     assert doc["verbs"]["ibv_create_qp"]["errors"] == 0, doc
     return doc
-
-
-def resources(g: Guest) -> str:
-    """What rxe0 holds for processes (kernel objects aside)."""
-    return g.run("rdma res show qp; rdma res show cq; rdma res show mr; "
-                 "rdma res show pd", check=True).out
 
 
 def test_control_verbs_keep_to_the_tenant_s_pace(guest):
@@ -107,7 +102,7 @@ def test_a_killed_or_unloaded_wait_leaves_nothing_behind(guest):
     make_cgroups(g, ["slow"])
     cli_ok(g, "tenant add slow cgroup /slow class bandwidth weight 1 "
               "ctrl-rate 1 ctrl-burst 1")
-    idle = resources(g)
+    idle = rdma_objects(g)
     cmd = (f"{VGLOAD} client --json --interval 0 --mode qp-storm --qps 8 "
            f"--duration 60")
     try:
@@ -120,7 +115,7 @@ def test_a_killed_or_unloaded_wait_leaves_nothing_behind(guest):
                      "do sleep 0.1; done", 20).ok
         assert g.run(f"while kill -0 {pid} 2>/dev/null; do sleep 0.1; done",
                      20).ok
-        assert resources(g) == idle
+        assert rdma_objects(g) == idle
 
         # Unloading verbsgate ends a wait; the storm goes on unpaced.
         pid = g.spawn(in_cgroup("slow", cmd.replace("60", "4")),
@@ -134,7 +129,7 @@ def test_a_killed_or_unloaded_wait_leaves_nothing_behind(guest):
         assert doc["ok"], doc
         v = doc["verbs"]
         assert v["ibv_create_qp"]["ops"] == v["ibv_destroy_qp"]["ops"]
-        assert resources(g) == idle
+        assert rdma_objects(g) == idle
     finally:
         if g.run("[ -d /sys/module/verbsgate ]").ok:
             empty_cgroups(g, ["slow"])

@@ -10,6 +10,7 @@ sysfs agree; bad values are refused and change nothing. Emulated (rxe
 in QEMU TCG), loopback."""
 import json
 
+from harness.counters import rdma_objects, stats
 from harness.rawgenl import raw_batch
 from harness.testbed import SYSFS, VGLOAD, Guest
 from harness.tenants import empty_cgroups, in_cgroup, make_cgroups
@@ -30,7 +31,7 @@ def tenant(g: Guest, name: str) -> dict:
     """The tenant's quota and counters, as netlink (CLI JSON) and sysfs
     give them, which must agree: read while they do not change."""
     (t,) = [t for t in cli_json(g, "tenant show") if t["name"] == name]
-    (s,) = [s for s in cli_json(g, "stats")["tenants"] if s["name"] == name]
+    s = stats(g)[name]
     keys = ("mr_bytes_max", "mr_bytes", "mr_refused")
     files = g.run(" ".join(["cat"] + [f"{SYSFS}/tenants/{name}/{k}"
                                       for k in keys]), check=True).out
@@ -51,17 +52,13 @@ def mr_storm(g: Guest, cgroup: str, mrs: int, size: str) -> dict:
     return json.loads(res.out)
 
 
-def resources(g: Guest) -> str:
-    return g.run("rdma res show mr; rdma res show pd", check=True).out
-
-
 def test_registrations_past_the_quota_are_refused_and_given_back(guest):
     g = guest
     assert g.load_verbsgate().ok
     make_cgroups(g, ["hog"])
     cli_ok(g, "tenant add hog cgroup /hog class bandwidth weight 1 "
               "mr-bytes-max 1m")
-    idle = resources(g)
+    idle = rdma_objects(g)
     try:
         assert tenant(g, "hog") == {"mr_bytes_max": MIB, "mr_bytes": 0,
                                     "mr_refused": 0}
@@ -77,7 +74,7 @@ def test_registrations_past_the_quota_are_refused_and_given_back(guest):
         # Counted, and every byte given back.
         assert tenant(g, "hog") == {"mr_bytes_max": MIB, "mr_bytes": 0,
                                     "mr_refused": refused}
-        assert resources(g) == idle
+        assert rdma_objects(g) == idle
 
         # A bigger quota lets the same rounds through.
         cli_ok(g, "tenant set hog mr-bytes-max 2m")

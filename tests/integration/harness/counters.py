@@ -1,5 +1,6 @@
 """verbsgate's counters as the tests read them: each tenant's (`stats`),
-what moved between two readings, and the user send queues governed."""
+what moved between two readings, the user send queues governed, and
+what the RDMA devices hold (`rdma_objects`)."""
 from harness.testbed import Guest
 from harness.vgcli import cli_json
 
@@ -24,3 +25,10 @@ def deltas(before: dict, after: dict, key: str) -> dict[str, int]:
 
 def usq_objects(g: Guest) -> int:
     return int(g.run(f"cat {USQ_OBJECTS}", check=True).out)
+
+
+def rdma_objects(g: Guest) -> str:
+    """The QPs, CQs, MRs and PDs the RDMA devices hold (`rdma res`), to
+    compare before and after a test's processes."""
+    return g.run("rdma res show qp; rdma res show cq; rdma res show mr; "
+                 "rdma res show pd", check=True).out
