@@ -136,6 +136,7 @@ static void interval_json(JsonWriter &w, const IntervalRecord &iv)
 	w.kv("errors", iv.errors);
 	w.kv("mops", iv.mops);
 	w.kv("gbps", iv.gbps);
+	w.kv("t_last_done_s", iv.t_last_done_s);  // NaN: null
 	w.key("lat_us");
 	lat_json(w, iv.lat);
 	w.end_object();

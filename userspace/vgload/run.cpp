@@ -42,7 +42,8 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 			warm = true;
 		}
 		if (warm && now >= next_iv) {
-			IntervalRecord iv = c.close_interval(rel(iv_start), rel(now));
+			IntervalRecord iv = c.close_interval(rel(iv_start), rel(now),
+							   start);
 
 			out.intervals.push_back(iv);
 			if (print) {
@@ -121,7 +122,8 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 		iv_start = start = stop_t;
 	}
 	if (stop_t > iv_start || out.intervals.empty()) {
-		IntervalRecord iv = c.close_interval(rel(iv_start), rel(stop_t));
+		IntervalRecord iv = c.close_interval(rel(iv_start), rel(stop_t),
+						   start);
 
 		// A partial last interval is listed only if it is the only one
 		// or long enough to mean something; its counts are in the

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "stats.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace vgload {
 
 void Counters::merge(const Counters &o)
 {
 	ops += o.ops;
 	bytes += o.bytes;
+	last_done_ns = std::max(last_done_ns, o.last_done_ns);
 	lat.merge(o.lat);
 	for (const auto &kv : o.errors)
 		errors[kv.first] += kv.second;
@@ -23,6 +27,7 @@ void Counters::clear()
 {
 	ops = 0;
 	bytes = 0;
+	last_done_ns = 0;
 	lat.clear();
 	errors.clear();
 	verbs.clear();
@@ -45,6 +50,7 @@ void StatsShard::take(Counters &out)
 	// counters `out` had, the collector gets the full ones.
 	std::swap(out.ops, cur_.ops);
 	std::swap(out.bytes, cur_.bytes);
+	std::swap(out.last_done_ns, cur_.last_done_ns);
 	out.lat.swap(cur_.lat);
 	out.errors.swap(cur_.errors);
 	out.verbs.swap(cur_.verbs);
@@ -74,7 +80,8 @@ void Collector::discard()
 	total_.clear();
 }
 
-IntervalRecord Collector::close_interval(double t0, double t1)
+IntervalRecord Collector::close_interval(double t0, double t1,
+					 uint64_t origin_ns)
 {
 	Counters iv;
 
@@ -93,6 +100,9 @@ IntervalRecord Collector::close_interval(double t0, double t1)
 	r.ops = iv.ops;
 	r.bytes = iv.bytes;
 	r.errors = iv.error_total();
+	r.t_last_done_s = iv.last_done_ns ?
+		double(int64_t(iv.last_done_ns - origin_ns)) / 1e9 :
+		std::numeric_limits<double>::quiet_NaN();
 	r.mops = rate_mops(iv.ops, secs);
 	r.gbps = rate_gbps(iv.bytes, secs);
 	r.lat = iv.lat.summary();

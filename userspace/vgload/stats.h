@@ -29,6 +29,7 @@ struct VerbCounters {
 struct Counters {
 	uint64_t ops = 0;        // successful operations
 	uint64_t bytes = 0;      // payload bytes of successful operations
+	uint64_t last_done_ns = 0;  // now_ns() of the latest one, 0: none
 	Histogram lat;           // per-operation latency (ns)
 	// Failures by name: completion status ("IBV_WC_RNR_RETRY_EXC_ERR") or
 	// verb and errno ("ibv_reg_mr:ENOMEM").
@@ -70,6 +71,11 @@ struct IntervalRecord {
 	uint64_t ops = 0;
 	uint64_t bytes = 0;
 	uint64_t errors = 0;
+	// When its last successful operation completed (same origin as
+	// t_start_s; negative if before it), or NaN if none did: a rate
+	// between two completions is exact however large the messages, where
+	// one over an interval's edges is off by up to a message.
+	double t_last_done_s = 0;
 	double mops = 0;
 	double gbps = 0;
 	LatencySummary lat;
@@ -89,9 +95,11 @@ public:
 	// Drops everything counted so far (end of warm-up).
 	void discard();
 
-	// Closes the interval [t_start_s, t_end_s): merges the shards into the
-	// run total and returns the interval's record.
-	IntervalRecord close_interval(double t_start_s, double t_end_s);
+	// Closes the interval [t_start_s, t_end_s), both in seconds since
+	// origin_ns (a now_ns() value): merges the shards into the run total
+	// and returns the interval's record.
+	IntervalRecord close_interval(double t_start_s, double t_end_s,
+				      uint64_t origin_ns = 0);
 
 	const Counters &total() const { return total_; }
 

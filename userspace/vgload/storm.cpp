@@ -66,6 +66,7 @@ bool StormWorker::timed(const char *verb, F &&call)
 	v.ops++;
 	v.lat.record(dt);
 	g->ops++;
+	g->last_done_ns = t + dt;
 	g->lat.record(dt);
 	return true;
 }

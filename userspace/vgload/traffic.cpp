@@ -216,6 +216,7 @@ int TrafficWorker::poll_once(bool measuring)
 		if (wc.status == IBV_WC_SUCCESS) {
 			g->ops++;
 			g->bytes += size;
+			g->last_done_ns = t;
 			g->lat.record(t > posted_at ? t - posted_at : 0);
 			continue;
 		}

@@ -41,6 +41,7 @@ RunReport sample_report(const Options &o)
 
 	iv.t_end_s = 1;
 	iv.ops = 1000;
+	iv.t_last_done_s = 0.75;
 	iv.mops = 0.001;
 	iv.lat = c.lat.summary();
 	r.intervals.push_back(iv);
@@ -86,6 +87,7 @@ TEST(Report, ClientJsonSchema)
 	EXPECT_EQ(v.at("device.name").str, "rxe0");
 	EXPECT_EQ(v.at("device.max_msg_sz").num, 8388608);
 	EXPECT_EQ(v.at("intervals.0.ops").num, 1000);
+	EXPECT_EQ(v.at("intervals.0.t_last_done_s").num, 0.75);
 	EXPECT_TRUE(v.has("intervals.0.lat_us.p99"));
 	EXPECT_EQ(v.at("total.ops").num, 1000);
 	EXPECT_EQ(v.at("total.bytes").num, 4096000);

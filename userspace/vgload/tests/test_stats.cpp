@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -62,6 +63,35 @@ TEST(Stats, IntervalsSumToTotal)
 	EXPECT_EQ(e.ops, 0u);
 	EXPECT_EQ(e.lat.samples, 0u);
 	EXPECT_EQ(c.total().ops, 16u);
+}
+
+// Each interval says when its last operation completed, relative to the
+// origin, whichever shard counted it; an interval without one says NaN.
+TEST(Stats, IntervalsSayWhenTheirLastOperationCompleted)
+{
+	const uint64_t origin = 5000000000ull;
+	Collector c(2);
+
+	{
+		auto g = c.shard(0).lock();
+		g->ops++;
+		g->last_done_ns = origin + 700000000ull;
+	}
+	{
+		auto g = c.shard(1).lock();
+		g->ops++;
+		g->last_done_ns = origin + 250000000ull;
+	}
+	EXPECT_DOUBLE_EQ(c.close_interval(0, 1, origin).t_last_done_s, 0.7);
+	EXPECT_TRUE(std::isnan(c.close_interval(1, 2, origin).t_last_done_s));
+	{
+		auto g = c.shard(1).lock();
+		g->ops++;
+		// Polled just before the measurement's start.
+		g->last_done_ns = origin - 1000000ull;
+	}
+	EXPECT_DOUBLE_EQ(c.close_interval(2, 3, origin).t_last_done_s, -0.001);
+	EXPECT_EQ(c.total().last_done_ns, origin + 700000000ull);
 }
 
 TEST(Stats, DiscardDropsWarmup)
