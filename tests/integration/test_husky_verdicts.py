@@ -1,7 +1,12 @@
-"""The adversarial matrix's verdicts (harness/husky.py), on the host: the
-figures below are made up to sit on either side of each bound."""
+"""The adversarial matrix's verdicts (harness/husky.py) and how a
+victim's rate is read from its reports (harness/traffic.py), on the
+host: the figures below are made up to sit on either side of each
+bound."""
+import math
+
 from harness import husky
 from harness.husky import Figures, Role
+from harness.traffic import window_rate
 
 LINE = 25e6 / 8          # bytes/s
 MBIT = 1e6 / 8
@@ -87,3 +92,33 @@ def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():
     v = husky.verdict(LATENCY, alone, fig(1, p99=400), fig(1, p99=3100))
     assert not v["effective"]
     assert husky.label(v) == "worse with verbsgate"
+
+
+def interval(start: float, ops: int, last_done: float | None,
+             size: int = 1 << 20) -> dict:
+    return {"t_start_s": start, "t_end_s": start + 1, "ops": ops,
+            "bytes": ops * size, "t_last_done_s": last_done}
+
+
+def test_a_window_rate_runs_from_completion_to_completion():
+    """1 MB messages every 0.7 s: 9 complete in the window 2..8, the
+    first at 2.1 s, the last at 7.7 s, the one before them at 1.4 s: 9 MB
+    over 6.3 s, one every 0.7 s, where the window's bytes over its 6 s
+    say 9 MB / 6 s, 5 % more (and 8 MB / 6 s, 7 % less, had the last
+    come at 8.05 s)."""
+    done = [0.7 * k for k in range(1, 13)]
+    intervals = [interval(s, sum(s <= t < s + 1 for t in done),
+                          max((t for t in done if s <= t < s + 1),
+                              default=None)) for s in range(9)]
+    bytes_s, ops_s = window_rate({"intervals": intervals}, 2, 8)
+    assert math.isclose(bytes_s, 9 * (1 << 20) / 6.3)
+    assert math.isclose(ops_s, 1 / 0.7)
+
+
+def test_a_window_rate_without_completions():
+    """None in the window: 0. None before it: from the window's start."""
+    quiet = [interval(s, 0, None) for s in range(9)]
+    assert window_rate({"intervals": quiet}, 2, 8) == (0.0, 0.0)
+    late = quiet[:4] + [interval(4, 2, 4.5)] + quiet[5:]
+    assert window_rate({"intervals": late}, 2, 8) == (2 * (1 << 20) / 2.5,
+                                                      2 / 2.5)

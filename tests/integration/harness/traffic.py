@@ -131,6 +131,29 @@ def vgload_result(g: Guest, log: str, wait_s: float = 60) -> dict:
                 raise AssertionError(f"{log}: {out}")
 
 
+def window_rate(result: dict, first: int, last: int
+                ) -> tuple[float, float]:
+    """A client's bytes/s and operations/s over its report intervals
+    first..last (seconds since it started), measured from its last
+    completion before the window to its last one in it (vgload's
+    t_last_done_s): exact however large its messages, where bytes over
+    the intervals are off by up to a message at each edge (a 1 MB WRITE
+    stream completes about ten in a 6 s window on the wire, so a message
+    more or less is a tenth). Without a completion before the window,
+    from the window's start."""
+    done = [i for i in result["intervals"]
+            if i.get("t_last_done_s") is not None and i["ops"]]
+    before = [i["t_last_done_s"] for i in done if i["t_start_s"] < first]
+    inside = [i for i in done if first <= i["t_start_s"] < last]
+    if not inside:
+        return 0.0, 0.0
+    start = before[-1] if before else float(first)
+    seconds = inside[-1]["t_last_done_s"] - start
+    assert seconds > 0, (first, last, result["intervals"])
+    return (sum(i["bytes"] for i in inside) / seconds,
+            sum(i["ops"] for i in inside) / seconds)
+
+
 def window_bytes(result: dict, first: int, last: int) -> int:
     """Bytes a client moved in its report intervals first..last (seconds
     since it started), so that clients started together are compared

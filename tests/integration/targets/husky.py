@@ -64,12 +64,14 @@ def row(s: dict) -> str:
     def fig(way):
         f = s[way]
         if latency:
-            return f"p99 {f['p99_us'] / 1000:.1f} ms"
+            return f"p99 {f['p99_us'] / 1000:.2f} ms"
         return f"{mbit(f['bytes_s'])} Mbit/s, {f['ops_s']:.0f}/s"
     yes = {True: "pass", False: "fail"}
     port = s["on"]["port"]
+    benign = (f"p99 {s['benign_p99_us'] / 1000:.2f} ms" if latency
+              else "—")
     return (f"| {s['victim']} | {s['attacker']} | {fig('alone')} | "
-            f"{fig('off')} | {fig('on')} | {fig('alone_on')} | "
+            f"{fig('off')} | {fig('on')} | {fig('alone_on')} | {benign} | "
             f"{yes[v['off_alpha']]} | "
             f"{yes[v['on_alpha']]} | {yes[v['on_goal']]} | **{s['label']}** "
             f"| {port['bytes'] / 1e6:.1f} / {port['drops']:.0f} "
@@ -156,7 +158,8 @@ def main():
         f"{husky.SECONDS} s runs; medians of {RUNS} runs. Pass: at least "
         f"{1 - husky.ALPHA:.2f} x min(alone, fair share) in bytes/s and "
         f"messages/s (latency victims: p99 at most {1 + husky.ALPHA:.2f} x "
-        "max(alone, next to a benign copy)); goal: the same at "
+        "max(alone, next to a benign stream under verbsgate: "
+        f"`{husky.BENIGN.args}`)); goal: the same at "
         f"alpha {husky.GOAL_ALPHA}.", "",
         f"{len(summaries)} cells: {stopped} stopped by verbsgate, "
         f"{len(summaries) - stopped - ineffective - worse} not stopped, "
@@ -164,9 +167,10 @@ def main():
         f"worse with verbsgate than without; {goal} of the effective ones "
         "within the goal.", "",
         "| victim | attacker | alone | attacked, off | attacked, on | "
-        "alone, on | off α=.25 | on α=.25 | on α=.10 | verdict | "
+        "alone, on | next to a benign stream, on | off α=.25 | "
+        "on α=.25 | on α=.10 | verdict | "
         "port MB / drops, on | attacker's MB completed, off / on |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[row(s) for s in summaries], "",
         "The guest's console: " + (f"{len(errors)} kernel errors:\n\n" +
                                    "\n".join(f"    {e}" for e in errors)

@@ -1,0 +1,79 @@
+"""CI's reduced form of `make husky` (issue #46): the six cells the issue
+names, on the wire with the two tenants pinned, in one boot. Each cell
+asserts Husky's predicate at alpha = husky.ALPHA for the victim next to
+the attacker with verbsgate loaded as an operator sets it up
+(harness/husky.py load_paced()), against the victim alone without
+verbsgate, and a latency victim that does not pass against that also
+against it next to a benign stream of the same weight. Unloaded runs
+next to the attacker, the goal alpha and three runs of every way are
+`make husky`'s (build/husky.md); here a throughput victim runs each way
+once, and a latency victim's p99, which moves by a third from run to
+run in the guest, is the median of LATENCY_RUNS. Emulated (rxe in QEMU
+TCG): the figures go to the CI's report."""
+from statistics import median
+
+import pytest
+
+from harness import husky
+from harness.reports import report
+from harness.testbed import Guest
+from harness.wire import LABEL, Wire, pinned_wire
+
+LATENCY_RUNS = 3
+
+
+def mbit(bytes_s: float) -> str:
+    return f"{bytes_s * 8e-6:.1f} Mbit/s"
+
+
+def paced_runs(g: Guest, w: Wire, victim: husky.Role,
+               neighbour: husky.Role, runs: int, port: int
+               ) -> list[husky.Figures]:
+    """@runs runs of @victim next to @neighbour, verbsgate loaded as
+    load_paced() sets it up for each."""
+    out = []
+    for _ in range(runs):
+        husky.load_paced(g, victim)
+        try:
+            out.append(husky.run_once(g, w, victim, neighbour, port)[0])
+        finally:
+            assert g.unload_verbsgate().ok
+        port += 10
+    return out
+
+
+@pytest.mark.parametrize("victim,attacker", husky.REDUCED,
+                         ids=[f"{v}/{a}" for v, a in husky.REDUCED])
+def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
+    g = rxe_kept
+    v, a = husky.VICTIMS[victim], husky.ATTACKERS[attacker]
+    port = 21000 + 100 * husky.REDUCED.index((victim, attacker))
+    latency = v.kind == "latency"
+    runs = LATENCY_RUNS if latency else 1
+    with pinned_wire(g, husky.TENANT_CPUS, testbed=husky.TESTBED_CPUS) as w:
+        alone = husky.run_once(g, w, v, None, port)[0]
+        on = husky.medians(paced_runs(g, w, v, a, runs, port + 10))
+        # The benign stream only raises the bound: not run when the
+        # victim passes against its p99 alone.
+        benign = 0.0
+        if latency and not husky.passes(v, alone, on, husky.ALPHA):
+            benign = median(f.p99_us for f in paced_runs(
+                g, w, v, husky.BENIGN, runs, port + 50))
+    passed = husky.passes(v, alone, on, husky.ALPHA, benign)
+    if latency:
+        figures = (f"p99 alone {alone.p99_us / 1000:.2f} ms, next to a "
+                   "benign stream " + (f"{benign / 1000:.2f} ms" if benign
+                                       else "not needed") +
+                   f", next to the attacker {on.p99_us / 1000:.2f} ms "
+                   f"(medians of {runs})")
+    else:
+        want_bytes, want_ops = husky.fair_share(alone)
+        figures = (f"alone {mbit(alone.bytes_s)} {alone.ops_s:.1f}/s, "
+                   f"next to the attacker {mbit(on.bytes_s)} "
+                   f"{on.ops_s:.1f}/s, asked {1 - husky.ALPHA:.2f} x "
+                   f"{mbit(want_bytes)} {want_ops:.1f}/s")
+    report(f"Husky's {victim} against {attacker} with verbsgate ({LABEL})",
+           [f"{figures}; port {on.port['bytes'] / 1e6:.1f} MB, "
+            f"{on.port['drops']:.0f} dropped; "
+            f"{'passes' if passed else 'fails'} at alpha {husky.ALPHA}"])
+    assert passed, (alone, on, benign)
