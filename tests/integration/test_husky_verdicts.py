@@ -75,16 +75,25 @@ def test_the_attacker_s_figure_is_what_its_processes_completed():
     attackers = [{"ok": True, "total": {"bytes": 3000}},
                  {"ok": True, "total": {"bytes": 500}},
                  {"ok": False, "error": "died", "total": {"bytes": 7}}]
-    f = husky._figures(victim, {"drops": 0}, attackers)
-    assert f.attacker_bytes == 3500
-    assert husky._figures(victim, {"drops": 0}, []).attacker_bytes == 0
-    runs = [Figures(1, 1, 1, {}, done) for done in (5.0, 1.0, 3.0)]
+    f = husky._figures(victim, {"drops": 0}, attackers, 0.5)
+    assert f.attacker_bytes == 3500 and f.token_share == 0.5
+    assert husky._figures(victim, {"drops": 0}, [], 0).attacker_bytes == 0
+    runs = [Figures(1, 1, 1, {}, done, share)
+            for done, share in ((5.0, 0.6), (1.0, 0.2), (3.0, 0.4))]
     assert husky.medians(runs).attacker_bytes == 3.0
+    assert husky.medians(runs).token_share == 0.4
 
 
 def test_every_reduced_cell_names_a_victim_and_an_attacker():
     for victim, attacker in husky.REDUCED:
         assert victim in husky.VICTIMS and attacker in husky.ATTACKERS
+
+
+def test_cells_out_of_reach_are_throughput_cells_with_a_reason():
+    """Their token share is measured for throughput victims only."""
+    for (victim, attacker), why in husky.NOT_STOPPED.items():
+        assert husky.VICTIMS[victim].kind == "throughput", victim
+        assert attacker in husky.ATTACKERS and why
 
 
 def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():

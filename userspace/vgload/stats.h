@@ -99,7 +99,7 @@ public:
 	// origin_ns (a now_ns() value): merges the shards into the run total
 	// and returns the interval's record.
 	IntervalRecord close_interval(double t_start_s, double t_end_s,
-				      uint64_t origin_ns = 0);
+				      uint64_t origin_ns);
 
 	const Counters &total() const { return total_; }
 

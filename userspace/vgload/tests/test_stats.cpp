@@ -34,7 +34,7 @@ TEST(Stats, IntervalsSumToTotal)
 		g->bytes += 80;
 		g->lat.record(3000);
 	}
-	IntervalRecord a = c.close_interval(0, 1);
+	IntervalRecord a = c.close_interval(0, 1, 0);
 
 	EXPECT_EQ(a.ops, 15u);
 	EXPECT_EQ(a.bytes, 240u);
@@ -47,7 +47,7 @@ TEST(Stats, IntervalsSumToTotal)
 		g->ops += 1;
 		g->verbs["ibv_reg_mr"].ops++;
 	}
-	IntervalRecord b = c.close_interval(1, 3);
+	IntervalRecord b = c.close_interval(1, 3, 0);
 
 	EXPECT_EQ(b.ops, 1u);
 	EXPECT_EQ(b.errors, 0u);
@@ -58,7 +58,7 @@ TEST(Stats, IntervalsSumToTotal)
 	EXPECT_EQ(c.total().verbs.at("ibv_reg_mr").ops, 1u);
 
 	// An empty interval is empty, and totals don't change.
-	IntervalRecord e = c.close_interval(3, 4);
+	IntervalRecord e = c.close_interval(3, 4, 0);
 
 	EXPECT_EQ(e.ops, 0u);
 	EXPECT_EQ(e.lat.samples, 0u);
@@ -99,12 +99,12 @@ TEST(Stats, DiscardDropsWarmup)
 	Collector c(1);
 
 	c.shard(0).lock()->ops += 100;
-	c.close_interval(0, 1);
+	c.close_interval(0, 1, 0);
 	c.shard(0).lock()->ops += 7;
 	c.discard();
 	EXPECT_EQ(c.total().ops, 0u);
 	c.shard(0).lock()->ops += 3;
-	EXPECT_EQ(c.close_interval(0, 1).ops, 3u);
+	EXPECT_EQ(c.close_interval(0, 1, 0).ops, 3u);
 	EXPECT_EQ(c.total().ops, 3u);
 }
 
@@ -123,10 +123,10 @@ TEST(Stats, ConcurrentWorkersLoseNothing)
 			}
 		});
 	for (int i = 0; i < 50; i++)
-		collected += c.close_interval(0, 1).ops;
+		collected += c.close_interval(0, 1, 0).ops;
 	for (auto &th : t)
 		th.join();
-	collected += c.close_interval(0, 1).ops;
+	collected += c.close_interval(0, 1, 0).ops;
 	EXPECT_EQ(collected, 80000u);
 	EXPECT_EQ(c.total().ops, 80000u);
 	EXPECT_EQ(c.total().lat.count(), 80000u);
