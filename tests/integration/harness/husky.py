@@ -281,8 +281,10 @@ def _figures(result: dict, port: dict, attackers: list[dict],
 
 def _tokens(g: Guest) -> dict[str, int]:
     """The tokens verbsgate has released to each tenant so far: payload
-    and the data class's per-operation cost of each chunk (the roles'
-    WRs are all data WRs)."""
+    and the data class's per-operation cost of each chunk. The counters
+    do not say which chunks were atomics (token.h: twice a data WR's
+    cost), so next to the atomics attacker the share errs in the
+    victim's favour; NOT_STOPPED lists no such cell."""
     op_bytes = dev(g)["op_costs"]["data"]["bytes"]
     return {name: t["tx_bytes"] + op_bytes * t["chunks"]
             for name, t in stats(g).items()}
