@@ -4,7 +4,16 @@ A kernel ULP posting from two CPUs on two QPs must not be serialised by
 verbsgate: rxe moves a kernel QP's data on the CPU that posted to the
 driver, so if verbsgate posted every QP's chunks from one CPU (as it did
 with one dispatcher per device: ratio 0.98 to 1.04 on this test bed), the
-second poster would only share the first one's throughput.
+second poster would only share the first one's throughput. So each
+poster's QP must send its packets from its poster's CPU with verbsgate
+as it does without, and two posters must keep most of the throughput
+they gain over one without verbsgate.
+
+The ratio without verbsgate is not asked to reach any value: on this
+test bed it spreads from 1.35 to 2.44 over loads of one boot with the
+host otherwise idle, each QP sending from its own CPU in every load
+(docs/performance.md); what the test needs of the test bed is that the
+two QPs sent from two CPUs at once.
 postscale.py says how it is measured (vg_kpost, one poster then two,
 without and with verbsgate in one boot). The table goes to the test's
 report (pytest -s or -rP shows it; VERBSGATE_REPORT=FILE appends it to
@@ -15,10 +24,14 @@ from harness import postscale
 from harness.postscale import SHARE
 from harness.reports import keep_report
 
-# Two posters without verbsgate must beat one by this much, or the test
-# bed cannot show parallel posting at all: an idle host gives 1.8 to 2;
-# a host whose other processes take a CPU gives about 1 or less.
-MIN_PARALLEL = 1.5
+# Each poster's QP sends at least this share of its packets from one CPU,
+# its poster's: without verbsgate every one (a few calls of rxe's
+# requester at set-up aside), and so with it. The hrtimer posting paced
+# chunks where it fired sent 5 to 20 % of them from the other CPU.
+HOME = 0.99
+# The guest's vCPUs must have had a host CPU each: waiting for one
+# longer than this share of their time, they did not run in parallel.
+MAX_WAIT = 0.25
 # With verbsgate, two posters must keep SHARE of the ratio they reach
 # without it. One dispatcher posting everything measured 0.5 of it; the
 # hrtimer posting paced chunks on the CPU it fired on, 0.6 to 0.85;
@@ -34,22 +47,37 @@ def test_two_posters_are_not_serialised(guest, request, tmp_path):
         f"{m.tx_wrs} WRs, {m.split_wrs} split: the posters' WRs were not " \
         "all split and queued"
     assert m.chunks >= m.tx_wrs * (postscale.SIZE // postscale.CHUNK)
-    without, with_vg = m.without.ratio, m.with_vg.ratio
-    assert without > MIN_PARALLEL, (
-        f"without verbsgate two posters moved {without:.2f} times what one "
-        f"did: this test bed does not run two posters in parallel, so the "
-        f"test cannot tell whether verbsgate serialises them (host CPUs "
-        f"used by other processes meanwhile: {m.host_other:.2f}, at most "
-        f"{m.without.host_other:.2f} during a load without verbsgate "
-        f"counted; the guest needs two host CPUs for its two vCPUs; they "
-        f"waited for one {m.without.vcpu_wait()} of their time; WRs of "
-        f"each poster when two posted: {m.without.each2})")
+    # The premise: without verbsgate, the two posters' QPs sent from two
+    # CPUs at once, each from its own, and the host ran both vCPUs.
+    wait = [w / (r + w) if r + w else 1.0 for r, w in
+            zip(m.without.vcpu_ran, m.without.vcpu_waited)]
+    assert max(wait) < MAX_WAIT, (
+        f"the guest's vCPUs waited for a host CPU {m.without.vcpu_wait()} "
+        f"of their time without verbsgate (host CPUs used by other "
+        f"processes: {m.host_other:.2f}): the host did not run them in "
+        f"parallel, so the test cannot tell whether verbsgate serialises "
+        f"posting")
+    on_two_cpus = [[0, 1]] * postscale.CYCLES
+    home, cpus = m.without.home_share(), m.without.senders()
+    assert cpus == on_two_cpus and home >= HOME, (
+        f"without verbsgate the posters' QPs sent from CPUs {cpus} (each "
+        f"load), at least {home:.2%} of a QP's packets from one CPU: rxe "
+        f"no longer sends a kernel QP's packets from the CPU that posted, "
+        f"which this test is built on")
+    home, cpus = m.with_vg.home_share(), m.with_vg.senders()
+    assert cpus == on_two_cpus and home >= HOME, (
+        f"with verbsgate the posters' QPs sent from CPUs {cpus} (each "
+        f"load), at least {home:.2%} of a QP's packets from one CPU "
+        f"({HOME:.0%} wanted): verbsgate posts a QP's chunks from another "
+        f"CPU than the one its poster posts from")
     # Two posters on two CPUs move at most twice what one moves: a ratio
     # above 2 says the host slowed the one-poster phases (one CI run:
     # 8.8 MB/s against 10 to 11.5 in the others, ratio 2.38), which no
     # ratio with verbsgate can be held to.
+    without, with_vg = m.without.ratio, m.with_vg.ratio
     assert with_vg >= SHARE * min(without, 2.0), (
         f"two posters on two QPs: {with_vg:.2f} times one poster's "
         f"throughput with verbsgate, {without:.2f} without (at least "
-        f"{SHARE} x that wanted); verbsgate serialises posting (softirq ms CPU0/CPU1 with two posters: "
-        f"{m.with_vg.softirq2}, without verbsgate {m.without.softirq2})")
+        f"{SHARE} x that wanted); verbsgate serialises posting (softirq ms "
+        f"CPU0/CPU1 with two posters: {m.with_vg.softirq2}, without "
+        f"verbsgate {m.without.softirq2})")

@@ -27,6 +27,12 @@ meanwhile is measured too, and reported, since a busy host cannot run two
 vCPUs in parallel and then no ratio means anything; so is the time each
 vCPU's thread waited for a host CPU while it had guest work to run.
 
+Where each QP's packets went out is counted as well: a kprobe on rxe's
+requester (one call per packet it sends) keeps a histogram by QP and CPU.
+Without verbsgate each poster's QP sends on its poster's CPU; so must it
+with verbsgate. That is what serialising would change first, and unlike
+the ratio it does not depend on how fast the host runs each vCPU.
+
 Shared by test_post_scaling.py and `make bench-post` (bench_post.py).
 """
 import os
@@ -57,6 +63,15 @@ CYCLES = 2
 # did not have two host CPUs, and its ratio says nothing.
 BUSY = 0.25
 TRIES = 3
+# rxe's requester, which sends a QP's packets, one call each; its first
+# argument is the QP. tracefs's histogram counts the calls by QP and CPU.
+TRACEFS = "/sys/kernel/tracing"
+PROBE = "vg_postscale_requester"
+PROBE_DEF = f"p:{PROBE} rxe_requester qp=%di:x64"
+HIST = "hist:keys=qp,common_cpu"
+# A QP sent packets in a load if it sent this share of them: the posters'
+# QPs; the QPs they write into send a handful (their set-up).
+SENDER = 0.01
 
 
 @dataclass
@@ -76,6 +91,9 @@ class Result:
     # while runnable, during the loads
     vcpu_ran: list = field(default_factory=lambda: [0.0, 0.0])
     vcpu_waited: list = field(default_factory=lambda: [0.0, 0.0])
+    # per load, each sending QP's packets by the CPU that sent them
+    # ({cpu: packets}, one dict per QP)
+    qp_cpus: list = field(default_factory=list)
 
     def add(self, r: "Result"):
         self.seconds += r.seconds
@@ -91,6 +109,7 @@ class Result:
             for i, v in enumerate(theirs):
                 mine[i] += v
         self.host_other = max(self.host_other, r.host_other)
+        self.qp_cpus += r.qp_cpus
 
     @property
     def ratio(self) -> float:
@@ -100,6 +119,17 @@ class Result:
         """The share of its time each vCPU waited for a host CPU."""
         return " / ".join(f"{w / (r + w):.0%}" if r + w else "?"
                           for r, w in zip(self.vcpu_ran, self.vcpu_waited))
+
+    def home_share(self) -> float:
+        """Over the loads, the smallest share of a sending QP's packets
+        that one CPU sent (1.0: every QP sent from one CPU only)."""
+        return min((max(c.values()) / sum(c.values())
+                    for load in self.qp_cpus for c in load), default=0.0)
+
+    def senders(self) -> list[list[int]]:
+        """Per load, the CPU each sending QP sent most from."""
+        return [sorted(max(c, key=c.get) for c in load)
+                for load in self.qp_cpus]
 
     def mbs(self, n: int) -> float:
         return (self.bytes1 if n == 1 else self.bytes2) / self.seconds / 1e6
@@ -127,6 +157,32 @@ def _param(g: Guest, name: str) -> list[int]:
     return [int(x) for x in out.strip().split(",")]
 
 
+def _probe_on(g: Guest):
+    """Start counting rxe's requester by QP and CPU."""
+    event = f"{TRACEFS}/events/kprobes/{PROBE}"
+    g.run(f"mountpoint -q {TRACEFS} || mount -t tracefs nodev {TRACEFS}; "
+          f"echo '{PROBE_DEF}' >> {TRACEFS}/kprobe_events && "
+          f"echo '{HIST}' > {event}/trigger && echo 1 > {event}/enable",
+          check=True)
+
+
+def _probe_off(g: Guest) -> list[dict[int, int]]:
+    """Stop counting and remove the probe. Return: each sending QP's
+    packets by CPU."""
+    event = f"{TRACEFS}/events/kprobes/{PROBE}"
+    out = g.run(f"cat {event}/hist; echo 0 > {event}/enable; "
+                f"echo '!{HIST}' > {event}/trigger; "
+                f"echo '-:{PROBE}' >> {TRACEFS}/kprobe_events",
+                check=True).out
+    qps: dict[int, dict[int, int]] = {}
+    for qp, cpu, hits in re.findall(
+            r"\{ qp:\s*(\d+), common_cpu:\s*(\d+) \} hitcount:\s*(\d+)",
+            out):
+        qps.setdefault(int(qp), {})[int(cpu)] = int(hits)
+    total = sum(sum(c.values()) for c in qps.values())
+    return [c for c in qps.values() if sum(c.values()) >= SENDER * total]
+
+
 def run_kpost(g: Guest) -> Result:
     """Load vg_kpost once (it measures while it loads): its results."""
     r = Result(seconds=ROUNDS * DURATION_MS / 1000)
@@ -134,8 +190,13 @@ def run_kpost(g: Guest) -> Result:
     vcpus0 = g.vcpu_host_times()
     t0 = time.monotonic()
     mark = g.console_mark()
-    res = g.run(f"insmod {KPOST} dev={g.rxe_dev} size={SIZE} depth={DEPTH} "
-                f"duration_ms={DURATION_MS} rounds={ROUNDS}", timeout=300)
+    _probe_on(g)
+    try:
+        res = g.run(f"insmod {KPOST} dev={g.rxe_dev} size={SIZE} "
+                    f"depth={DEPTH} duration_ms={DURATION_MS} "
+                    f"rounds={ROUNDS}", timeout=300)
+    finally:
+        r.qp_cpus = [_probe_off(g)]
     busy1, qemu1 = _host_ticks(g)
     vcpus1 = g.vcpu_host_times()
     r.host_other = _cpus(busy1 - busy0 - (qemu1 - qemu0),
@@ -265,6 +326,11 @@ def table(m: Measurement) -> str:
         f"host was busy. vCPU 0 / 1 waited for a host CPU "
         f"{m.without.vcpu_wait()} of their time without verbsgate, "
         f"{m.with_vg.vcpu_wait()} with it.",
+        f"- where each poster's QP sent its packets (rxe's requester, "
+        f"counted by CPU): at least {m.without.home_share():.2%} of them "
+        f"on one CPU without verbsgate, {m.with_vg.home_share():.2%} "
+        f"with it; the CPUs the two QPs sent from, per load: "
+        f"{m.without.senders()} without, {m.with_vg.senders()} with.",
         "",
     ])
 
