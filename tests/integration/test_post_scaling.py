@@ -10,8 +10,9 @@ as it does without, and two posters must keep most of the throughput
 they gain over one without verbsgate.
 
 The ratio without verbsgate is not asked to reach any value: on this
-test bed it spreads from 1.35 to 2.44 over loads of one boot with the
-host otherwise idle, each QP sending from its own CPU in every load
+test bed two posters gain about 1.55 times what one moves (1.46 to 1.64
+over eight loads of one boot), and before the one poster took CPU 0 and
+CPU 1 in turn, a CPU running slow for a load moved it from 1.35 to 2.44
 (docs/performance.md); what the test needs of the test bed is that the
 two QPs sent from two CPUs at once.
 postscale.py says how it is measured (vg_kpost, one poster then two,

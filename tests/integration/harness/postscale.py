@@ -1,9 +1,10 @@
 """Two CPUs posting on two QPs: does a second one add throughput?
 
 vg_kpost (tests/integration/kpost) keeps a window of RDMA WRITEs
-outstanding on a QP from a kthread bound to CPU 0, then from two kthreads
-at once, on CPUs 0 and 1, each on a QP of its own, for the same time, in
-alternating rounds; ratio = throughput with two posters / with one. rxe
+outstanding on a QP from a kthread bound to CPU 0 or 1 (in turn), then
+from two kthreads at once, on CPUs 0 and 1, each on a QP of its own, for
+the same time, in alternating rounds; ratio = throughput with two
+posters / with one. rxe
 moves a kernel QP's data in a tasklet on the CPU that posted to the
 driver, so without verbsgate the ratio is what the guest's two vCPUs can
 give (near 2 on an idle host). With verbsgate splitting every WR (WRs
@@ -27,8 +28,7 @@ meanwhile is measured too, and reported, since a busy host cannot run two
 vCPUs in parallel and then no ratio means anything; so is the time each
 vCPU's thread waited for a host CPU while it had guest work to run.
 
-Where each QP's packets went out is counted as well: a kprobe on rxe's
-requester (one call per packet it sends) keeps a histogram by QP and CPU.
+Where each QP's packets went out is counted as well (txcpus.py).
 Without verbsgate each poster's QP sends on its poster's CPU; so must it
 with verbsgate. That is what serialising would change first, and unlike
 the ratio it does not depend on how fast the host runs each vCPU.
@@ -40,6 +40,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from harness import txcpus
 from harness.testbed import REPO, Guest
 from harness.vgcli import cli_json, cli_ok
 
@@ -50,9 +51,10 @@ TENANT = "posters"
 SIZE = 256 * 1024
 CHUNK = 16 * 1024
 DEPTH = 8
-# Per load of vg_kpost: ROUNDS x (1 poster, then 2), DURATION_MS each.
-DURATION_MS = 1000
-ROUNDS = 3
+# Per load of vg_kpost: ROUNDS x (1 poster, then 2), DURATION_MS each;
+# the one poster on CPU 0 and CPU 1 in turn, as often on each.
+DURATION_MS = 750
+ROUNDS = 4
 # The target of issue #19 item 7: two posters on two QPs keep at least
 # this share of the ratio they reach without verbsgate.
 SHARE = 0.75
@@ -63,15 +65,6 @@ CYCLES = 2
 # did not have two host CPUs, and its ratio says nothing.
 BUSY = 0.25
 TRIES = 3
-# rxe's requester, which sends a QP's packets, one call each; its first
-# argument is the QP. tracefs's histogram counts the calls by QP and CPU.
-TRACEFS = "/sys/kernel/tracing"
-PROBE = "vg_postscale_requester"
-PROBE_DEF = f"p:{PROBE} rxe_requester qp=%di:x64"
-HIST = "hist:keys=qp,common_cpu"
-# A QP sent packets in a load if it sent this share of them: the posters'
-# QPs; the QPs they write into send a handful (their set-up).
-SENDER = 0.01
 
 
 @dataclass
@@ -82,6 +75,7 @@ class Result:
     bytes2: int = 0                 # two posters
     wrs1: int = 0
     wrs2: int = 0
+    each1: list = field(default_factory=lambda: [0, 0])
     each2: list = field(default_factory=lambda: [0, 0])
     softirq1: list = field(default_factory=lambda: [0, 0])  # ms, CPU 0, 1
     softirq2: list = field(default_factory=lambda: [0, 0])
@@ -101,7 +95,8 @@ class Result:
         self.bytes2 += r.bytes2
         self.wrs1 += r.wrs1
         self.wrs2 += r.wrs2
-        for mine, theirs in ((self.each2, r.each2),
+        for mine, theirs in ((self.each1, r.each1),
+                             (self.each2, r.each2),
                              (self.softirq1, r.softirq1),
                              (self.softirq2, r.softirq2),
                              (self.vcpu_ran, r.vcpu_ran),
@@ -123,13 +118,12 @@ class Result:
     def home_share(self) -> float:
         """Over the loads, the smallest share of a sending QP's packets
         that one CPU sent (1.0: every QP sent from one CPU only)."""
-        return min((max(c.values()) / sum(c.values())
-                    for load in self.qp_cpus for c in load), default=0.0)
+        return txcpus.home_share([c for load in self.qp_cpus
+                                  for c in load])
 
     def senders(self) -> list[list[int]]:
         """Per load, the CPU each sending QP sent most from."""
-        return [sorted(max(c, key=c.get) for c in load)
-                for load in self.qp_cpus]
+        return [txcpus.homes(load) for load in self.qp_cpus]
 
     def mbs(self, n: int) -> float:
         return (self.bytes1 if n == 1 else self.bytes2) / self.seconds / 1e6
@@ -157,32 +151,6 @@ def _param(g: Guest, name: str) -> list[int]:
     return [int(x) for x in out.strip().split(",")]
 
 
-def _probe_on(g: Guest):
-    """Start counting rxe's requester by QP and CPU."""
-    event = f"{TRACEFS}/events/kprobes/{PROBE}"
-    g.run(f"mountpoint -q {TRACEFS} || mount -t tracefs nodev {TRACEFS}; "
-          f"echo '{PROBE_DEF}' >> {TRACEFS}/kprobe_events && "
-          f"echo '{HIST}' > {event}/trigger && echo 1 > {event}/enable",
-          check=True)
-
-
-def _probe_off(g: Guest) -> list[dict[int, int]]:
-    """Stop counting and remove the probe. Return: each sending QP's
-    packets by CPU."""
-    event = f"{TRACEFS}/events/kprobes/{PROBE}"
-    out = g.run(f"cat {event}/hist; echo 0 > {event}/enable; "
-                f"echo '!{HIST}' > {event}/trigger; "
-                f"echo '-:{PROBE}' >> {TRACEFS}/kprobe_events",
-                check=True).out
-    qps: dict[int, dict[int, int]] = {}
-    for qp, cpu, hits in re.findall(
-            r"\{ qp:\s*(\d+), common_cpu:\s*(\d+) \} hitcount:\s*(\d+)",
-            out):
-        qps.setdefault(int(qp), {})[int(cpu)] = int(hits)
-    total = sum(sum(c.values()) for c in qps.values())
-    return [c for c in qps.values() if sum(c.values()) >= SENDER * total]
-
-
 def run_kpost(g: Guest) -> Result:
     """Load vg_kpost once (it measures while it loads): its results."""
     r = Result(seconds=ROUNDS * DURATION_MS / 1000)
@@ -190,13 +158,13 @@ def run_kpost(g: Guest) -> Result:
     vcpus0 = g.vcpu_host_times()
     t0 = time.monotonic()
     mark = g.console_mark()
-    _probe_on(g)
+    txcpus.start(g)
     try:
         res = g.run(f"insmod {KPOST} dev={g.rxe_dev} size={SIZE} "
                     f"depth={DEPTH} duration_ms={DURATION_MS} "
                     f"rounds={ROUNDS}", timeout=300)
     finally:
-        r.qp_cpus = [_probe_off(g)]
+        r.qp_cpus = [txcpus.stop(g)]
     busy1, qemu1 = _host_ticks(g)
     vcpus1 = g.vcpu_host_times()
     r.host_other = _cpus(busy1 - busy0 - (qemu1 - qemu0),
@@ -211,6 +179,7 @@ def run_kpost(g: Guest) -> Result:
         r.bytes2 = _param(g, "phase2_bytes")[0]
         r.wrs1 = _param(g, "phase1_wrs")[0]
         r.wrs2 = _param(g, "phase2_wrs")[0]
+        r.each1 = _param(g, "phase1_wrs_each")
         r.each2 = _param(g, "phase2_wrs_each")
         r.softirq1 = _param(g, "phase1_softirq_ms")
         r.softirq2 = _param(g, "phase2_softirq_ms")
@@ -311,7 +280,12 @@ def table(m: Measurement) -> str:
         f"- {SIZE // 1024} KiB RDMA WRITEs, {DEPTH} outstanding per "
         f"poster, each poster on its own QP and CPU; per row {seconds:.0f} "
         f"s with one poster and {seconds:.0f} s with two, in alternating "
-        f"{DURATION_MS} ms phases; ratio = 2 posters / 1 poster.",
+        f"{DURATION_MS} ms phases, the one poster on CPU 0 and CPU 1 in "
+        f"turn; ratio = 2 posters / 1 poster. WRs of poster 0 / 1 alone: "
+        f"{m.without.each1[0]} / {m.without.each1[1]} without verbsgate, "
+        f"{m.with_vg.each1[0]} / {m.with_vg.each1[1]} with it; side by "
+        f"side: {m.without.each2[0]} / {m.without.each2[1]}, "
+        f"{m.with_vg.each2[0]} / {m.with_vg.each2[1]}.",
         f"- verbsgate: {CHUNK // 1024} KiB chunks, enforcement on, the "
         f"device's rate ({m.maxrate}), one bandwidth tenant; "
         f"{m.tx_wrs} WRs, {m.split_wrs} of them split, {m.chunks} chunks.",

@@ -10,10 +10,13 @@
  * (send queues of @sq WRs) and buffers. A poster keeps @depth signaled
  * RDMA WRITEs of @size bytes outstanding on its sending QP for
  * @duration_ms, reposting a WR's slot as soon as its completion is
- * polled. Phase 1 runs poster 0 alone, phase 2 both at once, over the
- * same length of time; each counts the WRs (and bytes) that completed
- * within it. @rounds times, alternating, so that a change in how fast
- * the CPUs run (an emulator's host may be shared) hits both kinds. The
+ * polled. Phase 1 runs one poster alone, poster 0 in even rounds and
+ * poster 1 in odd ones, phase 2 both at once, over the same length of
+ * time; each counts the WRs (and bytes) that completed within it.
+ * @rounds times, alternating, so that a change in how fast the CPUs run
+ * (an emulator's host may be shared) hits both kinds, and so that one
+ * CPU running slower than the other (in an emulator, one may for seconds
+ * at a time) weighs on phase 1 as it does on phase 2. The
  * ratio of phase 2 to phase 1 tells whether a second CPU posting on a
  * second QP adds throughput or only shares what one CPU moved: rxe, for
  * one, runs a kernel QP's requester (and, on the loopback, the responder
@@ -40,7 +43,8 @@
  * and one console line:
  *   phase1_bytes, phase1_wrs    completed within phase 1 (one poster)
  *   phase2_bytes, phase2_wrs    completed within phase 2 (two posters)
- *   phase2_wrs_each             phase 2's WRs of poster 0, poster 1
+ *   phase1_wrs_each,            phase 1's, phase 2's WRs of poster 0,
+ *   phase2_wrs_each             poster 1
  *   phase1_softirq_ms,          CPU 0's and CPU 1's time in softirq
  *   phase2_softirq_ms           during the phases: where rxe worked
  * insmod fails if a check fails (the console says which) or CPUs 0 and
@@ -81,7 +85,7 @@ module_param(duration_ms, uint, 0444);
 MODULE_PARM_DESC(duration_ms, "length of each phase (10 ms to 60 s)");
 static uint rounds = 1;
 module_param(rounds, uint, 0444);
-MODULE_PARM_DESC(rounds, "times phase 1 and phase 2 run, alternating (1 to 20)");
+MODULE_PARM_DESC(rounds, "times phase 1 and phase 2 run, alternating (1 to 20; even: as often on each CPU)");
 static uint sq = 128;
 module_param(sq, uint, 0444);
 MODULE_PARM_DESC(sq, "send queue each QP asks for (depth to 1024)");
@@ -95,7 +99,9 @@ module_param(phase2_bytes, ulong, 0444);
 MODULE_PARM_DESC(phase2_bytes, "result: bytes written in phase 2 (two posters)");
 module_param(phase2_wrs, ulong, 0444);
 MODULE_PARM_DESC(phase2_wrs, "result: WRs completed in phase 2");
-static ulong phase2_wrs_each[2];
+static ulong phase1_wrs_each[2], phase2_wrs_each[2];
+module_param_array(phase1_wrs_each, ulong, NULL, 0444);
+MODULE_PARM_DESC(phase1_wrs_each, "result: phase 1's WRs of poster 0, 1");
 module_param_array(phase2_wrs_each, ulong, NULL, 0444);
 MODULE_PARM_DESC(phase2_wrs_each, "result: phase 2's WRs of poster 0, 1");
 static ulong phase1_softirq_ms[2], phase2_softirq_ms[2];
@@ -496,11 +502,14 @@ static int __init vg_kpost_init(void)
 
 	/* Alternating, so that a change in the CPUs' speed hits both. */
 	for (r = 0; r < rounds; r++) {
-		ret = vg_kpost_phase(ps, 2 * r + 1, 1, phase1_softirq_ms);
+		struct vg_kpost_poster *alone = &ps[r % VG_KPOST_POSTERS];
+
+		ret = vg_kpost_phase(alone, 2 * r + 1, 1, phase1_softirq_ms);
 		if (ret)
 			break;
-		phase1_bytes += ps[0].bytes;
-		phase1_wrs += ps[0].wrs;
+		phase1_bytes += alone->bytes;
+		phase1_wrs += alone->wrs;
+		phase1_wrs_each[alone->id] += alone->wrs;
 		ret = vg_kpost_phase(ps, 2 * r + 2, 2, phase2_softirq_ms);
 		if (ret)
 			break;
@@ -510,8 +519,9 @@ static int __init vg_kpost_init(void)
 		phase2_wrs_each[1] += ps[1].wrs;
 	}
 	if (!ret)
-		pr_info("%u-byte WRITEs, %u outstanding, %u x %u ms: 1 poster %lu WRs, 2 posters %lu WRs (%lu + %lu)\n",
-			size, depth, rounds, duration_ms, phase1_wrs, phase2_wrs,
+		pr_info("%u-byte WRITEs, %u outstanding, %u x %u ms: 1 poster %lu WRs (%lu + %lu), 2 posters %lu WRs (%lu + %lu)\n",
+			size, depth, rounds, duration_ms, phase1_wrs,
+			phase1_wrs_each[0], phase1_wrs_each[1], phase2_wrs,
 			phase2_wrs_each[0], phase2_wrs_each[1]);
 out:
 	for (i = 0; i < VG_KPOST_POSTERS; i++)
