@@ -4,7 +4,8 @@ asserts Husky's predicate at alpha = husky.ALPHA for the victim next to
 the attacker with verbsgate loaded as an operator sets it up
 (harness/husky.py load_paced()), against the victim alone without
 verbsgate, and a latency victim that does not pass against that also
-against it next to a benign stream of the same weight. Unloaded runs
+against it next to a benign stream of the same weight (runs next to
+the two interleaved, in one load of verbsgate). Unloaded runs
 next to the attacker, the goal alpha and three runs of every way are
 `make husky`'s (build/husky.md); here a throughput victim runs each way
 once, and a latency victim's p99, which moves by a third from run to
@@ -32,18 +33,26 @@ def mbit(bytes_s: float) -> str:
 
 
 def paced_runs(g: Guest, w: Wire, victim: husky.Role,
-               neighbour: husky.Role, runs: int, port: int
-               ) -> list[husky.Figures]:
-    """@runs runs of @victim next to @neighbour, verbsgate loaded as
-    load_paced() sets it up for each."""
-    out = []
-    for _ in range(runs):
-        husky.load_paced(g, victim)
-        try:
-            out.append(husky.run_once(g, w, victim, neighbour, port)[0])
-        finally:
-            assert g.unload_verbsgate().ok
-        port += 10
+               neighbours: list[husky.Role], runs: int, port: int
+               ) -> list[list[husky.Figures]]:
+    """@runs rounds of @victim next to each of @neighbours in turn, in one
+    load of verbsgate as load_paced() sets it up: per neighbour, its
+    runs. Interleaved and in one load, so that the attacker and the
+    benign stream a latency victim is held to meet the same guest: with
+    the attacker's runs each in a fresh load and the benign stream's
+    after them in one, the attacker's p99 came out 1.3 times the benign
+    stream's in two CI runs of 2026-12-03, and 0.96 and 1.08 interleaved
+    in one load (docs/results.md)."""
+    out: list[list[husky.Figures]] = [[] for _ in neighbours]
+    husky.load_paced(g, victim)
+    try:
+        for _ in range(runs):
+            for figures, neighbour in zip(out, neighbours):
+                figures.append(husky.run_once(g, w, victim, neighbour,
+                                              port)[0])
+                port += 10
+    finally:
+        assert g.unload_verbsgate().ok
     return out
 
 
@@ -57,12 +66,14 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
     runs = LATENCY_RUNS if latency else 1
     with pinned_wire(g, husky.TENANT_CPUS, testbed=husky.TESTBED_CPUS) as w:
         alone = husky.run_once(g, w, v, None, port)[0]
-        on = husky.medians(paced_runs(g, w, v, a, runs, port + 10))
-        # The benign stream only raises the bound: not run when the
-        # victim passes against its p99 alone.
-        benign = 0.0
-        if latency and not husky.passes(v, alone, on, husky.ALPHA):
-            benign = husky.benign_p99(g, w, victim, runs, port + 50)
+        paced = paced_runs(g, w, v, [a, husky.BENIGN] if latency else [a],
+                           runs, port + 10)
+    on = husky.medians(paced[0])
+    # The benign stream only raises the bound: not counted when the
+    # victim passes against its p99 alone.
+    benign = 0.0
+    if latency and not husky.passes(v, alone, on, husky.ALPHA):
+        benign = husky.medians(paced[1]).p99_us
     passed = husky.passes(v, alone, on, husky.ALPHA, benign)
     why = husky.NOT_STOPPED.get((victim, attacker))
     if latency:
