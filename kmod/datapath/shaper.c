@@ -66,6 +66,13 @@
 #define VG_HANDOFF_NS	(20 * NSEC_PER_USEC)
 /* How soon the hrtimer looks again at QPs it could not attend to. */
 #define VG_ATTN_RETRY_NS	(50 * NSEC_PER_USEC)
+/*
+ * When the hrtimer looks again after handing a turn to a QP's home CPU:
+ * should the QP close before its work runs, the work posts nothing and
+ * arms nothing, and the other QPs' turns would wait for a post of their
+ * own.
+ */
+#define VG_HOME_WAIT_NS	(1 * NSEC_PER_MSEC)
 
 /*
  * Under the shaper lock: arm the hrtimer for @when, unless it is earlier.
@@ -195,11 +202,14 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 		/*
 		 * The hrtimer's CPU may not be where the QP's work belongs:
 		 * the turn waits for the QP's home CPU, which takes it (or
-		 * arms the hrtimer), so no other QP takes it meanwhile.
+		 * arms the hrtimer), so no other QP takes it meanwhile; the
+		 * hrtimer comes back in case the QP closes first.
 		 */
 		if (!pref && slot->ops->send_home &&
-		    slot->ops->send_home(sh, slot))
+		    slot->ops->send_home(sh, slot)) {
+			vg_shaper_arm(sh, now + VG_HOME_WAIT_NS);
 			return false;
+		}
 		if (pref && slot != pref) {
 			/*
 			 * Its owner is likely to post it from its own CPU

@@ -35,6 +35,15 @@
  * doorbell of its own process (vg_usq_kick()), which releases its own
  * QP's chunks in its tenant's turns, or the hrtimer.
  *
+ * Home CPU. rxe sends what it is released on the releasing CPU, so the
+ * hrtimer, which fires where the last doorbell moved it, would send one
+ * tenant's messages from another tenant's CPU: next to a message-rate
+ * storm, more than half of a bulk victim's packets went out on the
+ * attacker's vCPU. A turn the hrtimer gets for a queue whose owner last
+ * rang its doorbell on another CPU goes to the queue's work on that CPU
+ * instead (vg_usq_slot_send_home()), as for kernel QPs (sendq_post.c);
+ * the turn stays the queue's, so the tenants' shares are what they were.
+ *
  * Life. When the driver offers a QP the create wrapper is creating
  * (vg_usq_offer_begin()), vg_usq_attach() classifies it by the creating
  * task's cgroup and takes its scheduler slot; a QP verbsgate cannot pace
@@ -67,6 +76,7 @@
 
 #include "device.h"
 #include "qp.h"
+#include "sendq.h"
 #include "shaper.h"
 #include "usq.h"
 
@@ -93,6 +103,7 @@ static LIST_HEAD(vg_usq_offers);
 /* Live struct vg_usq, for leak checks (debugfs usq_objects). */
 static atomic_t vg_usq_count = ATOMIC_INIT(0);
 static const struct vg_slot_ops vg_usq_slot_ops;
+static void vg_usq_home_work(struct work_struct *work);
 
 /**
  * vg_usq_offer_begin() - a user QP is about to be created through verbsgate
@@ -261,6 +272,8 @@ int vg_usq_attach(struct ib_qp *qp, u32 depth,
 	INIT_LIST_HEAD(&usq->node);
 	INIT_LIST_HEAD(&usq->slot.attn_node);
 	refcount_set(&usq->ref, 1);
+	usq->home_cpu = -1;
+	INIT_WORK(&usq->home_work, vg_usq_home_work);
 	usq->slot.ops = &vg_usq_slot_ops;
 	usq->qp = qp;
 	usq->drv = drv;
@@ -355,24 +368,31 @@ static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
  * to flush or discard.
  *
  * Context: process context; sleeps until no dispatcher releases its
- * WQEs; takes the shaper lock. The caller keeps the shaper alive: a
- * wrapper's read-side section, or the driver's registration mutex
- * (unregistration comes before the device's detach).
+ * WQEs and its home work is neither queued nor running; takes the
+ * shaper lock. The caller keeps the shaper alive: a wrapper's read-side
+ * section, or the driver's registration mutex (unregistration comes
+ * before the device's detach).
  */
 void vg_usq_close(struct vg_usq *usq)
 {
 	struct vg_shaper *sh = READ_ONCE(usq->sh);
 	struct vg_ktenant *t = NULL;
 
-	if (!sh)
-		return;
-	spin_lock_irq(&sh->lock);
-	wait_event_lock_irq(sh->idle_wq, !usq->busy, sh->lock);
-	if (usq->sh == sh)
-		t = vg_usq_unbind(sh, usq);
-	spin_unlock_irq(&sh->lock);
-	/* Outside the lock: the last reference removes the tenant's kobject. */
-	vg_tenant_put(t);
+	if (sh) {
+		spin_lock_irq(&sh->lock);
+		wait_event_lock_irq(sh->idle_wq, !usq->busy, sh->lock);
+		if (usq->sh == sh)
+			t = vg_usq_unbind(sh, usq);
+		spin_unlock_irq(&sh->lock);
+		/* Outside the lock: the last reference removes its kobject. */
+		vg_tenant_put(t);
+	}
+	/*
+	 * A turn handed to its home CPU before it left the shaper: unbound,
+	 * the work would release nothing, but it holds a reference.
+	 */
+	if (cancel_work_sync(&usq->home_work))
+		vg_usq_put(usq);
 }
 
 /**
@@ -610,11 +630,11 @@ void vg_usq_flush(struct vg_usq *usq)
  *
  * Runs the dispatcher for the QP in the poster's context (as a kernel
  * QP's post does, vg_shaper_kick()), so that its chunks go from its own
- * CPU in its tenant's turns.
+ * CPU in its tenant's turns; that CPU becomes the queue's home.
  *
  * Context: process context (the post wrapper, after the driver's
- * post_send); under rcu_read_lock(); takes the shaper lock, calls the
- * driver without it.
+ * post_send; or the queue's home work); under rcu_read_lock(); takes the
+ * shaper lock, calls the driver without it.
  */
 void vg_usq_kick(struct vg_usq *usq)
 {
@@ -625,10 +645,30 @@ void vg_usq_kick(struct vg_usq *usq)
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (usq->sh == sh && usq->placed && usq->nheld) {
+		usq->home_cpu = smp_processor_id();
 		vg_shaper_kick(sh, &usq->slot, &flags);
 		vg_shaper_arm_here(sh);
 	}
 	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/*
+ * The queue's work on its home CPU: release what its tenant's turns
+ * allow, as its owner's doorbell would. If that CPU went offline, the
+ * workqueue runs it on another, which becomes the queue's home.
+ *
+ * Context: process context (vg_sendq_wq); takes the shaper lock, calls
+ * the driver without it; drops the reference vg_usq_slot_send_home()
+ * took (the queue is freed after an RCU grace period, never here).
+ */
+static void vg_usq_home_work(struct work_struct *work)
+{
+	struct vg_usq *usq = container_of(work, struct vg_usq, home_work);
+
+	rcu_read_lock();
+	vg_usq_kick(usq);
+	rcu_read_unlock();
+	vg_usq_put(usq);
 }
 
 /**
@@ -726,12 +766,40 @@ static bool vg_usq_slot_reactivate(struct vg_shaper *sh, struct vg_slot *slot,
 }
 
 /*
+ * ->send_home for the dispatcher: see "Home CPU" above. The queue is
+ * bound, so its driver's reference keeps it until vg_usq_close(), which
+ * cancels the work; the work holds a reference of its own meanwhile.
+ *
+ * Context: any, interrupts off; the shaper lock held (the hrtimer).
+ * Return: false if the caller releases the turn's chunk: this is the
+ * home CPU, the queue has none yet, or its driver sends on no
+ * particular CPU; true if the queue's work will.
+ */
+static bool vg_usq_slot_send_home(struct vg_shaper *sh, struct vg_slot *slot)
+{
+	struct vg_usq *usq = vg_slot_usq(slot);
+	int cpu = usq->home_cpu;
+
+	lockdep_assert_held(&sh->lock);
+
+	if (!sh->home_posts || cpu < 0 || cpu == smp_processor_id() ||
+	    !cpu_online(cpu) || sh->draining)
+		return false;
+	refcount_inc(&usq->ref);
+	if (!queue_work_on(cpu, vg_sendq_wq, &usq->home_work))
+		refcount_dec(&usq->ref);	/* queued already */
+	return true;
+}
+
+/*
  * What a governed user send queue does for the dispatcher (shaper.c):
- * it keeps its place while its driver sends (vg_usq_post_chunk()).
+ * it keeps its place while its driver sends (vg_usq_post_chunk()), and
+ * its chunks go from its owner's CPU.
  */
 static const struct vg_slot_ops vg_usq_slot_ops = {
 	.ready = vg_usq_slot_ready,
 	.reactivate = vg_usq_slot_reactivate,
+	.send_home = vg_usq_slot_send_home,
 	.post_chunk = vg_usq_post_chunk,
 	.keeps_place = true,
 };

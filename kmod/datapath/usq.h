@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "shaper.h"
@@ -72,6 +73,10 @@ struct vg_usq_driver {
  * @credit: tokens charged to the pacer and the scheduler ahead of WQEs
  *	not yet posted, which then go without the shaper lock
  * @credit_tenant: the tenant @credit was charged to
+ * @home_cpu: the CPU its owner last rang its doorbell on, -1 before
+ * @home_work: releases its WQEs on @home_cpu in a turn the hrtimer got
+ *	on another CPU (vg_usq_slot_send_home()); holds a reference while
+ *	queued
  *
  * Protected by the shaper lock of the device it is bound to; unbound,
  * by its owner (creation, the driver's detach). @credit and
@@ -95,6 +100,8 @@ struct vg_usq {
 	bool placed;
 	struct vg_token credit;
 	struct vg_ktenant *credit_tenant;
+	int home_cpu;
+	struct work_struct home_work;
 };
 
 /**
