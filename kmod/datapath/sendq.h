@@ -273,7 +273,6 @@ int vg_sendq_init(void);
 void vg_sendq_exit(void);
 
 /* Between the sendq files only. */
-extern struct workqueue_struct *vg_sendq_wq;
 extern const struct vg_slot_ops vg_sendq_slot_ops;
 void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq);
 bool vg_sendq_send_home(struct vg_shaper *sh, struct vg_sendq *sq);

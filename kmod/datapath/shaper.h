@@ -21,6 +21,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "core/pacer.h"
@@ -310,5 +311,11 @@ void vg_shaper_charge(struct vg_shaper *sh, struct vg_slot *slot,
 		      const struct vg_token *tok, u64 now, bool backlogged);
 void vg_shaper_tenant_event(struct vg_shaper *sh, unsigned long ev,
 			    struct vg_ktenant *t);
+
+/*
+ * Where both kinds of queue run a QP's turns on its home CPU (their
+ * ->send_home); sendq.c creates it at module init.
+ */
+extern struct workqueue_struct *vg_sendq_wq;
 
 #endif /* _VG_SHAPER_H */

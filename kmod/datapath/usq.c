@@ -76,7 +76,6 @@
 
 #include "device.h"
 #include "qp.h"
-#include "sendq.h"
 #include "shaper.h"
 #include "usq.h"
 
