@@ -383,8 +383,7 @@ bool vg_sendq_send_home(struct vg_shaper *sh, struct vg_sendq *sq)
 
 	lockdep_assert_held(&sh->lock);
 
-	if (!sh->home_posts || cpu < 0 || cpu == smp_processor_id() ||
-	    !cpu_online(cpu) || sh->draining)
+	if (!vg_shaper_goes_home(sh, cpu))
 		return false;
 	queue_work_on(cpu, vg_sendq_wq, &sq->home_work);
 	return true;

@@ -113,6 +113,27 @@ void vg_shaper_arm_here(struct vg_shaper *sh)
 }
 
 /**
+ * vg_shaper_goes_home() - whether a QP's turn goes to its home CPU
+ * @sh: the shaper
+ * @cpu: the QP's home CPU, -1 if it has none yet
+ *
+ * For a queue kind's ->send_home: rxe does the transmit work of what it
+ * is given on the CPU that gives it, so a turn that comes up on another
+ * CPU than the QP's home goes to the QP's work there; not if the driver
+ * sends on no particular CPU, the home is offline, or the shaper drains.
+ *
+ * Context: any, interrupts off; the shaper lock held.
+ * Return: true if the caller hands the turn to the QP's home work.
+ */
+bool vg_shaper_goes_home(const struct vg_shaper *sh, int cpu)
+{
+	lockdep_assert_held(&sh->lock);
+
+	return sh->home_posts && cpu >= 0 && cpu != smp_processor_id() &&
+	       cpu_online(cpu) && !sh->draining;
+}
+
+/**
  * vg_shaper_wake_idle() - wake destroy and unload if they wait
  * @sh: the shaper
  *

@@ -295,6 +295,7 @@ void vg_shaper_kick(struct vg_shaper *sh, struct vg_slot *pref,
 void vg_shaper_wake_idle(struct vg_shaper *sh);
 void vg_shaper_arm(struct vg_shaper *sh, u64 when);
 void vg_shaper_arm_here(struct vg_shaper *sh);
+bool vg_shaper_goes_home(const struct vg_shaper *sh, int cpu);
 void vg_shaper_rebind(struct vg_shaper *sh, struct vg_slot *slot);
 void vg_shaper_set_port(struct vg_shaper *sh, struct vg_slot *slot,
 			u32 port_num);

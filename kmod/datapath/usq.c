@@ -781,8 +781,7 @@ static bool vg_usq_slot_send_home(struct vg_shaper *sh, struct vg_slot *slot)
 
 	lockdep_assert_held(&sh->lock);
 
-	if (!sh->home_posts || cpu < 0 || cpu == smp_processor_id() ||
-	    !cpu_online(cpu) || sh->draining)
+	if (!vg_shaper_goes_home(sh, cpu))
 		return false;
 	refcount_inc(&usq->ref);
 	if (!queue_work_on(cpu, vg_sendq_wq, &usq->home_work))

@@ -59,8 +59,7 @@ def test_two_posters_are_not_serialised(guest, request, tmp_path):
     assert m.chunks >= m.tx_wrs * (postscale.SIZE // postscale.CHUNK)
     # The premise: without verbsgate, the two posters' QPs sent from two
     # CPUs at once, each from its own, and the host ran both vCPUs.
-    wait = [w / (r + w) if r + w else 1.0 for r, w in
-            zip(m.without.vcpu_ran, m.without.vcpu_waited)]
+    wait = [1.0 if s is None else s for s in m.without.vcpu_wait_shares()]
     assert max(wait) < MAX_WAIT, (
         f"the guest's vCPUs waited for a host CPU {m.without.vcpu_wait()} "
         f"of their time without verbsgate (host CPUs used by other "

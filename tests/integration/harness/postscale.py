@@ -110,10 +110,16 @@ class Result:
     def ratio(self) -> float:
         return self.bytes2 / self.bytes1 if self.bytes1 else 0.0
 
+    def vcpu_wait_shares(self) -> list[float | None]:
+        """The share of its time each vCPU waited for a host CPU; None
+        for a vCPU whose thread was not seen to run or wait."""
+        return [w / (r + w) if r + w else None
+                for r, w in zip(self.vcpu_ran, self.vcpu_waited)]
+
     def vcpu_wait(self) -> str:
-        """The share of its time each vCPU waited for a host CPU."""
-        return " / ".join(f"{w / (r + w):.0%}" if r + w else "?"
-                          for r, w in zip(self.vcpu_ran, self.vcpu_waited))
+        """vcpu_wait_shares(), as text."""
+        return " / ".join("?" if s is None else f"{s:.0%}"
+                          for s in self.vcpu_wait_shares())
 
     def home_share(self) -> float:
         """Over the loads, the smallest share of a sending QP's packets
