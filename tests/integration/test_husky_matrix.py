@@ -9,23 +9,20 @@ the two interleaved, in one load of verbsgate). Unloaded runs
 next to the attacker, the goal alpha and three runs of every way are
 `make husky`'s (build/husky.md); here a throughput victim runs each way
 once, and a latency victim's p99, which moves by a third from run to
-run in the guest, is the median of LATENCY_RUNS. In a cell whose harm
-on this test bed is out of verbsgate's reach (husky.NOT_STOPPED, each
-with its reason), the predicate is reported and what is asserted is
-verbsgate's part: the victim's share of the tokens it released. Emulated
-(rxe in QEMU TCG): the figures go to the CI's report."""
+run in the guest, is the median of LATENCY_RUNS. The tenants run on the
+steered wire (husky.cell_wire()): each receives its own packets on its
+own vCPU. A throughput victim's report also gives its share of the
+tokens verbsgate released to the two tenants. Emulated (rxe in QEMU
+TCG): the figures go to the CI's report."""
 
 import pytest
 
 from harness import husky
 from harness.reports import report
 from harness.testbed import Guest
-from harness.wire import LABEL, Wire, pinned_wire
+from harness.wire import LABEL, Wire
 
 LATENCY_RUNS = 3
-# A victim's share of verbsgate's tokens next to an attacker of its
-# weight, in the cells out of verbsgate's reach (husky.NOT_STOPPED).
-TOKEN_SHARE = (1 - husky.ALPHA) * 0.5
 
 
 def mbit(bytes_s: float) -> str:
@@ -64,7 +61,7 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
     port = 21000 + 100 * husky.REDUCED.index((victim, attacker))
     latency = v.kind == "latency"
     runs = LATENCY_RUNS if latency else 1
-    with pinned_wire(g, husky.TENANT_CPUS, testbed=husky.TESTBED_CPUS) as w:
+    with husky.cell_wire(g) as w:
         alone = husky.run_once(g, w, v, None, port)[0]
         paced = paced_runs(g, w, v, [a, husky.BENIGN] if latency else [a],
                            runs, port + 10)
@@ -75,7 +72,6 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
     if latency and not husky.passes(v, alone, on, husky.ALPHA):
         benign = husky.medians(paced[1]).p99_us
     passed = husky.passes(v, alone, on, husky.ALPHA, benign)
-    why = husky.NOT_STOPPED.get((victim, attacker))
     if latency:
         figures = (f"p99 alone {alone.p99_us / 1000:.2f} ms, next to a "
                    "benign stream " + (f"{benign / 1000:.2f} ms" if benign
@@ -90,13 +86,7 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
                    f"{mbit(want_bytes)} {want_ops:.1f}/s; its share of "
                    f"verbsgate's tokens {on.token_share:.2f}")
     verdict = f"{'passes' if passed else 'fails'} at alpha {husky.ALPHA}"
-    if why:
-        verdict += (f" (not asserted: {why}; asserted: a token share of at "
-                    f"least {TOKEN_SHARE:.3f})")
     report(f"Husky's {victim} against {attacker} with verbsgate ({LABEL})",
            [f"{figures}; port {on.port['bytes'] / 1e6:.1f} MB, "
             f"{on.port['drops']:.0f} dropped; {verdict}"])
-    if why:
-        assert on.token_share >= TOKEN_SHARE, (alone, on)
-    else:
-        assert passed, (alone, on, benign)
+    assert passed, (alone, on, benign)

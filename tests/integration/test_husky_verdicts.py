@@ -89,14 +89,6 @@ def test_every_reduced_cell_names_a_victim_and_an_attacker():
         assert victim in husky.VICTIMS and attacker in husky.ATTACKERS
 
 
-def test_cells_out_of_reach_are_throughput_cells_with_a_reason():
-    """Their token share is measured for throughput victims only, and
-    counts every chunk at a data WR's cost (husky._tokens())."""
-    for (victim, attacker), why in husky.NOT_STOPPED.items():
-        assert husky.VICTIMS[victim].kind == "throughput", victim
-        assert "atomic" not in husky.ATTACKERS[attacker].args and why
-
-
 def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():
     alone = fig(1, p99=400)
     v = husky.verdict(LATENCY, alone, fig(1, p99=400), fig(1, p99=3100))

@@ -7,6 +7,8 @@
 # near side) and 10.77.2.0/24 on vg1 (the far side), which wire.py adds.
 #
 #   wire.sh up RATE LIMIT [ORDER]   e.g. wire.sh up 25mbit 256kb rps
+#   wire.sh steer NETDEV ADDR CPU   packets NETDEV sends from ADDR are
+#                                   received on vCPU CPU
 #   wire.sh down                    back to the base state (network.sh)
 #
 # ORDER says on which vCPU each end receives a packet. A veth hands a
@@ -23,6 +25,17 @@
 # reorder) and no stream next to them, whose packets would leave from
 # several vCPUs (the port's timer's, another sender's), out of order.
 #
+# 'steer' gives a tenant's packets a vCPU of their own, as a NIC's flow
+# steering gives a tenant its receive queue and the queue its cores: a
+# tenant's receive work then stays off its neighbours' vCPUs, which
+# otherwise also received every packet of the other tenants. veth does
+# not record a receive queue; the receiving end's RPS reads the transmit
+# queue's number less one (get_rps_cpu()), so a clsact filter on the
+# sender's egress that puts the packet on transmit queue CPU + 2 sends
+# it to receive queue CPU + 1, whose RPS mask is that vCPU alone
+# (network.sh makes the queues). Everything else goes to transmit queue
+# 0, and so to receive queue 0, as without steering.
+#
 # Both addresses are local, so the kernel would deliver 10.77.0.1 ->
 # 10.77.0.2 through lo. Two rules for locally generated packets (iif lo)
 # send them out of vg0, and the replies out of vg1, before the local
@@ -31,17 +44,45 @@
 # interface they came in on (rp_filter off).
 set -eu
 
-# rps_cpus of both ends: every vCPU, or none.
-steer() {
-	for d in vg0 vg1; do
-		echo "$1" >"/sys/class/net/$d/queues/rx-0/rps_cpus"
+# rps_cpus of both ends' receive queues: the first `nproc` vCPUs, or
+# none. nproc counts the vCPUs this process may run on: every one
+# unpinned, but under pinned_wire() the test bed's one vCPU, so the mask
+# names vCPU 0 alone and every unsteered packet is received there. The
+# share tests were measured so; with every vCPU named, a flow lands
+# where its hash says, and two UD streams unshaped moved 0.62 and 1.80
+# MB/s instead of 1.47 each (docs/results.md). A test that wants each
+# tenant's receive work on its own vCPU steers it (below). All queues
+# alike: unsteered, a packet's transmit queue is its flow's hash, and
+# the receive queue it lands in must not change where it goes.
+rps() {
+	for q in /sys/class/net/vg0/queues/rx-* /sys/class/net/vg1/queues/rx-*; do
+		echo "$1" >"$q/rps_cpus"
 	done
+}
+
+steer() {
+	queue=$(($3 + 1))
+	if ! [ -e "/sys/class/net/$1/queues/rx-$queue" ]; then
+		echo "wire.sh: no receive queue for vCPU $3 on $1" >&2
+		exit 2
+	fi
+	for d in vg0 vg1; do
+		if ! tc qdisc show dev "$d" | grep -q '^qdisc clsact'; then
+			tc qdisc add dev "$d" clsact
+			tc filter add dev "$d" egress pref 2 protocol all \
+				matchall action skbedit queue_mapping 0
+		fi
+		printf '%x\n' $((1 << $3)) \
+			>"/sys/class/net/$d/queues/rx-$queue/rps_cpus"
+	done
+	tc filter add dev "$1" egress pref 1 protocol ip flower \
+		src_ip "$2" action skbedit queue_mapping $((queue + 1))
 }
 
 up() {
 	case "${3:-rps}" in
-	rps)	steer "$(printf %x $(((1 << $(nproc)) - 1)))" ;;
-	backlog) steer 0 ;;
+	rps)	rps "$(printf %x $(((1 << $(nproc)) - 1)))" ;;
+	backlog) rps 0 ;;
 	*)	echo "wire.sh: ORDER is rps or backlog, not '$3'" >&2; exit 2 ;;
 	esac
 	rdma link add rxe1 type rxe netdev vg1
@@ -73,12 +114,13 @@ up() {
 }
 
 down() {
-	steer 0
+	rps 0
 	ip addr flush dev vg0 to 10.77.1.0/24 2>/dev/null || true
 	ip addr flush dev vg1 to 10.77.2.0/24 2>/dev/null || true
 	rdma link delete rxe1 2>/dev/null || true
 	for d in vg0 vg1; do
 		tc qdisc del dev "$d" root 2>/dev/null || true
+		tc qdisc del dev "$d" clsact 2>/dev/null || true
 	done
 	ip rule add pref 0 lookup local 2>/dev/null || true
 	ip rule del pref 1000 lookup local 2>/dev/null || true
@@ -97,6 +139,8 @@ down() {
 
 case "${1:-}" in
 up)	shift; up "$@" ;;
+steer)	shift; steer "$@" ;;
 down)	down ;;
-*)	echo "usage: wire.sh up RATE LIMIT [rps|backlog] | down" >&2; exit 2 ;;
+*)	echo "usage: wire.sh up RATE LIMIT [rps|backlog] |" \
+		"steer NETDEV ADDR CPU | down" >&2; exit 2 ;;
 esac

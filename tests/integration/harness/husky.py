@@ -47,7 +47,7 @@ from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
 from harness.tenants import add_tenants, in_cgroup
 from harness.vgcli import cli_ok, dev
 from harness.wire import (FAR_ADDR, LINE_BYTES, PACED_MBIT, QP_TIMEOUT,
-                          Wire, far_server)
+                          Wire, far_server, pinned_wire)
 
 ALPHA = 0.25
 GOAL_ALPHA = 0.10
@@ -78,6 +78,17 @@ TENANT_BOUNDS = "rnr-retry-max 3 retry-cnt-max 3 rnr-timer-min 1ms"
 # share the attacker's.
 TENANT_CPUS = {"victim": "0", "attacker": "1"}
 TESTBED_CPUS = "1"
+
+
+def cell_wire(g: Guest):
+    """The wire a cell runs on (a context manager yielding the Wire):
+    victim and attacker pinned to TENANT_CPUS, the test bed's processes
+    to TESTBED_CPUS, each tenant at addresses of its own whose packets
+    it receives on its own vCPU (pinned_wire()'s steer). Unsteered, one
+    vCPU received every packet of both: a latency victim's p99 then
+    moved by a sixth from run to run, and on the victim's vCPU a
+    message-rate storm's receive work was the attack (docs/results.md)."""
+    return pinned_wire(g, TENANT_CPUS, testbed=TESTBED_CPUS, steer=True)
 
 
 @dataclass(frozen=True)
@@ -139,20 +150,6 @@ REDUCED = [
     ("latency WRITE 64 B", "RNR storm"),
     ("bulk 1 MB WRITE", "8 processes x 4 QPs"),
 ]
-
-# Cells where what hurts the victim on this test bed is out of
-# verbsgate's reach, and why (docs/results.md). For these the victim's
-# share of the tokens verbsgate released over WINDOW (Figures.
-# token_share) is what verbsgate answers for: at least (1 - ALPHA) x its
-# weight's share, both tenants at weight 1; Husky's predicate is
-# reported, its verdict "not stopped" while it fails.
-NOT_STOPPED = {
-    ("bulk 1 MB WRITE", "message-rate storm"):
-        "the storm's cost is the receive path's CPU: rxe's responder and "
-        "completer run in softirq on the vCPU that receives both tenants' "
-        "packets, where the victim's chunks, released at its share of "
-        "the tokens or more, wait to be sent",
-}
 
 
 @dataclass
@@ -241,25 +238,29 @@ def label(v: dict) -> str:
 
 # -- running a cell in the guest ---------------------------------------
 
-def _start(g: Guest, role: Role, cgroup: str, port: int, seconds: int,
-           log: str, interval: int) -> list[str]:
+def _start(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
+           seconds: int, log: str, interval: int) -> list[str]:
     """@role's processes in @cgroup, unprivileged, in the background, each
-    to a far server of its own from @port on (none for local storms);
+    to a far server of its own from @port on (none for local storms), at
+    the tenant's own addresses if the wire steers it (Wire.addresses);
     returns their logs (JSON). Clients of a far server, victims and
     attackers alike, get the wire's ACK timeout (harness/wire.py
     QP_TIMEOUT): with perftest's, shorter than the scaled-down port takes
     to drain, a full port made every QP resend what was delivered, and
     the bulk attackers defeated themselves unloaded (docs/results.md)."""
     logs = []
+    addrs = w.addresses.get(cgroup)
     for n in range(role.procs):
         args = f"--dev {g.rxe_dev} {role.args} --duration {seconds}"
         if role.local:
             args = f"--json --interval {interval} {args}"
         else:
-            far_server(g, port + n)
-            args = (f"{FAR_ADDR} --port {port + n} --json "
-                    f"--interval {interval} --qp-timeout {QP_TIMEOUT} "
-                    f"{args}")
+            far_server(g, port + n, gid=addrs.far_gid if addrs else -1)
+            if addrs:
+                args += f" --gid-index {addrs.near_gid}"
+            args = (f"{addrs.far if addrs else FAR_ADDR} --port {port + n} "
+                    f"--json --interval {interval} --qp-timeout "
+                    f"{QP_TIMEOUT} {args}")
         logs.append(f"{log}.{n}")
         g.spawn(in_cgroup(cgroup, f"{UNPRIVILEGED} {client_command(args)}"),
                 logs[-1])
@@ -284,7 +285,7 @@ def _tokens(g: Guest) -> dict[str, int]:
     and the data class's per-operation cost of each chunk. The counters
     do not say which chunks were atomics (token.h: twice a data WR's
     cost), so next to the atomics attacker the share errs in the
-    victim's favour; NOT_STOPPED lists no such cell."""
+    victim's favour."""
     op_bytes = dev(g)["op_costs"]["data"]["bytes"]
     return {name: t["tx_bytes"] + op_bytes * t["chunks"]
             for name, t in stats(g).items()}
@@ -324,10 +325,10 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     try:
         with w.watch() as counts:
             if attacker:
-                attacks = _start(g, attacker, "attacker", port + 1,
+                attacks = _start(g, w, attacker, "attacker", port + 1,
                                  SECONDS + 3, "/tmp/husky-attacker.log", 1)
                 g.run("sleep 1")
-            [log] = _start(g, victim, "victim", port, SECONDS,
+            [log] = _start(g, w, victim, "victim", port, SECONDS,
                            "/tmp/husky-victim.log", 1)
             # Not next to a latency victim, whose p99 would pay for it.
             if (attacker and victim.kind != "latency" and
@@ -365,8 +366,6 @@ class Cell:
                 **{way: asdict(f) for way, f in m.items()},
                 "benign_p99_us": benign_p99,
                 "verdict": v, "label": label(v),
-                "out_of_reach": NOT_STOPPED.get((self.victim, self.attacker),
-                                                ""),
                 "attacker_ok": self.attacker_ok,
                 "attacker_errors": self.attacker_errors, "runs": {
                     way: [asdict(f) for f in getattr(self, way)]

@@ -48,10 +48,10 @@ def tool(name: str):
     return out
 
 
-def gid_index(g: Guest, addr: str | None = None) -> int:
+def gid_index(g: Guest, addr: str | None = None, dev: str = "") -> int:
     """Index of the IPv4-mapped GID of addr (default: the guest's) in the
-    rxe device's port 1 table."""
-    path = f"/sys/class/infiniband/{g.rxe_dev}/ports/1/gids"
+    port 1 table of rxe device @dev (default: the test bed's)."""
+    path = f"/sys/class/infiniband/{dev or g.rxe_dev}/ports/1/gids"
     # The shell's read, not a grep per entry: a process costs a tenth of
     # a second in TCG, and this runs before most user-space runs.
     res = g.run(f"cd {path} && for i in {GID_FILES}; do "
@@ -62,15 +62,19 @@ def gid_index(g: Guest, addr: str | None = None) -> int:
 
 
 def vgload_server(g: Guest, port: int, sessions: int = 0,
-                  dev: str = "", together: bool = False) -> int:
+                  dev: str = "", together: bool = False,
+                  gid: int = -1) -> int:
     """A vgload server for @sessions sessions (0: until stopped), on
-    device @dev (else the first active one), seen listening; with
-    @together, its sessions' runs start at once when all are set up."""
+    device @dev (else the first active one) and its GID @gid (else its
+    first IPv4 one), seen listening; with @together, its sessions' runs
+    start at once when all are set up."""
     if not VGLOAD.exists():
         pytest.fail(f"{VGLOAD} is not built; run 'make userspace'",
                     pytrace=False)
     on = f"--dev {dev} " if dev else ""
     count = f"--sessions {sessions} " if sessions else ""
+    if gid >= 0:
+        on += f"--gid-index {gid} "
     if together:
         count += "--together "
     pid = g.spawn(f"exec {VGLOAD} server {on}--port {port} {count}--quiet",

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from harness import nvme
 from harness.tenants import empty_cgroups, pin_cgroups
 from harness.testbed import REPO, Guest
-from harness.traffic import (stop_vgload, vgload_client,
+from harness.traffic import (gid_index, stop_vgload, vgload_client,
                              vgload_client_command, vgload_result,
                              vgload_server)
 
@@ -78,6 +78,9 @@ FAR_NETDEV = "vg1"
 # Tenants' own addresses: NEAR_NET.n on vg0, FAR_NET.n on vg1.
 NEAR_NET = "10.77.1"
 FAR_NET = "10.77.2"
+# The first n of steered tenants' addresses (pinned_wire()), clear of
+# the NVMe tenants' (nvme_across()).
+STEERED_HOST = 101
 LABEL = "emulated (rxe in QEMU TCG), wire mode"
 # The demonstration's and the sweep's tenants (vgload arguments): a
 # latency tenant, 64 B WRITEs one outstanding, next to a stream of 1 MB
@@ -124,6 +127,8 @@ class Wire:
     def __init__(self, g: Guest, rate: str = LINE_RATE,
                  queue: str = PORT_QUEUE, order: str = ORDERED):
         self.g, self.rate, self.queue, self.order = g, rate, queue, order
+        # Steered tenants' addresses, by tenant (pinned_wire()).
+        self.addresses: dict[str, TenantAddresses] = {}
 
     def __enter__(self) -> "Wire":
         res = self.g.run(f"{WIRE_SH} up {self.rate} {self.queue} "
@@ -138,6 +143,12 @@ class Wire:
         # kernel, where the agent cannot end it.
         stop_vgload(self.g)
         self.g.run(f"{WIRE_SH} down", check=exc_type is None)
+
+    def steer(self, near: str, far: str, cpu: int):
+        """The packets sent from @near (on vg0) and from @far (on vg1)
+        received on vCPU @cpu (guest/wire.sh steer)."""
+        for netdev, addr in (("vg0", near), (FAR_NETDEV, far)):
+            self.g.run(f"{WIRE_SH} steer {netdev} {addr} {cpu}", check=True)
 
     def port(self, dev: str = "vg0") -> dict:
         """The port's counters (tc -s): bytes, packets, drops,
@@ -198,18 +209,46 @@ class Wire:
                         self.resends())
 
 
+@dataclass(frozen=True)
+class TenantAddresses:
+    """A steered tenant's addresses: @near on vg0 (rxe0's GID @near_gid)
+    for its clients, @far on vg1 (rxe1's GID @far_gid) for its servers."""
+    near: str
+    far: str
+    near_gid: int
+    far_gid: int
+
+
 @contextmanager
 def pinned_wire(g: Guest, tenants: dict[str, str], order: str = ORDERED,
-                testbed: str = ""):
+                testbed: str = "", steer: bool = False):
     """The wire (a Wire in @order) with each tenant's cgroup on its own
     vCPUs (@tenants: name to cpuset.cpus, tenants.pin_cgroups(); with
     @testbed, the test bed's own processes on those): what isolation
     tests between tenants run in, so that the tenants share the port,
-    not a vCPU. Yields the Wire; on the way out the tenants' cgroups are
-    emptied and unpinned."""
+    not a vCPU. With @steer, each tenant also gets addresses of its own
+    (Wire.addresses; NEAR_NET.n and FAR_NET.n, n from STEERED_HOST on in
+    @tenants' order), whose packets both ends receive on the tenant's
+    first vCPU (Wire.steer()): its traffic then shares no vCPU with the
+    other tenants' receive work either. Yields the Wire; on the way out
+    the tenants' cgroups are emptied and unpinned."""
     pin_cgroups(g, tenants, testbed)
     try:
-        with Wire(g, order=order) as w:
+        with Wire(g, order=order) as w, ExitStack() as stack:
+            if steer:
+                for n, (name, cpus) in enumerate(tenants.items(),
+                                                 STEERED_HOST):
+                    near, far = f"{NEAR_NET}.{n}", f"{FAR_NET}.{n}"
+                    stack.enter_context(nvme.extra_address(
+                        g, far, netdev=FAR_NETDEV, dev=FAR_DEV))
+                    stack.enter_context(nvme.extra_address(g, near))
+                    w.steer(near, far, int(cpus.split(",")[0].split("-")[0]))
+                    w.addresses[name] = TenantAddresses(
+                        near, far, gid_index(g, near),
+                        gid_index(g, far, FAR_DEV))
+                # First on the way out: no process holds an address's
+                # GID while it goes.
+                stack.callback(stop_vgload, g)
             yield w
     finally:
         empty_cgroups(g, tenants)
@@ -260,9 +299,11 @@ class WireCounts:
                 f"{self.held} | {peak} | {self.out_of_seq} | {self.retries}")
 
 
-def far_server(g: Guest, port: int, sessions: int = 1) -> int:
-    """A vgload server on the far device, seen listening."""
-    return vgload_server(g, port, sessions, FAR_DEV)
+def far_server(g: Guest, port: int, sessions: int = 1,
+               gid: int = -1) -> int:
+    """A vgload server on the far device (at its GID @gid, else its first
+    IPv4 one), seen listening."""
+    return vgload_server(g, port, sessions, FAR_DEV, gid=gid)
 
 
 def near_client_command(g: Guest, cgroup: str, port: int,

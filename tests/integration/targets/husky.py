@@ -24,7 +24,7 @@ import time
 from harness import husky
 from harness.reports import build_report
 from harness.testbed import BUILD_DIR, Guest
-from harness.wire import LABEL, LINE_RATE, PORT_QUEUE, pinned_wire
+from harness.wire import LABEL, LINE_RATE, PORT_QUEUE
 
 RUNS = int(os.environ.get("VG_HUSKY_RUNS", "3"))
 
@@ -124,8 +124,7 @@ def main():
         res = g.load_rxe(patched=True)
         assert res.ok, res.out
         port = 20000
-        with pinned_wire(g, husky.TENANT_CPUS, testbed=husky.TESTBED_CPUS
-                         ) as w:
+        with husky.cell_wire(g) as w:
             benign = {}
             for victim, attacker in picked:
                 if husky.VICTIMS[victim].kind == "latency" and \
@@ -150,7 +149,8 @@ def main():
         f" VG_HUSKY_RUNS={RUNS} make husky`, on a {os.cpu_count()}-CPU "
         f"{cpu_model()}. Wire: "
         f"{LINE_RATE} port, {PORT_QUEUE} queue; victim and attacker pinned "
-        "to vCPU 0 and 1, unprivileged; verbsgate with both tenants at "
+        "to vCPU 0 and 1, each receiving its own packets there, "
+        "unprivileged; verbsgate with both tenants at "
         "weight 1 (a latency victim's in the latency class), `dev set "
         f"rxe0 {husky.ON_PACING}`; \"alone, on\": the victim by itself "
         "under verbsgate, what its pacing costs. Victims measured "
