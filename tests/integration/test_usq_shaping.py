@@ -32,7 +32,8 @@ from harness.traffic import (UNPRIVILEGED, client_command, gid_index, tool,
 from harness.vgcli import (cli_json, cli_ok, dev, device_rate, eventually,
                            port1, tenant_objects)
 from harness.wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT,
-                          PORT_BURST, QP_TIMEOUT, WireCounts, pinned_wire)
+                          PORT_BURST, QP_TIMEOUT, Wire, WireCounts,
+                          pinned_wire)
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -67,7 +68,7 @@ def stop_all(g: Guest):
 
 
 def pair(g: Guest, port: int, tenants: list[str], args: str,
-         wire: bool = False) -> dict:
+         wire: Wire | None = None) -> dict:
     """One vgload client per tenant, with the same args: see clients()."""
     return clients(g, port, [(t, args) for t in tenants], wire)
 
@@ -131,12 +132,14 @@ def window(g: Guest, count: int) -> dict:
 
 
 def clients(g: Guest, port: int, spec: list[tuple[str, str]],
-            wire: bool = False) -> dict:
-    """Runs a vgload client per (tenant, args) of spec, all against one
-    server (with @wire, on the far device of wire.py's wire mode, which
-    the clients on rxe0 reach across its port, their QPs with its
-    QP_TIMEOUT), started together (their runs once all are connected)
-    and stopped by window(), each waiting for its completions on a completion
+            wire: Wire | None = None) -> dict:
+    """Runs a vgload client per (tenant, args) of spec against a server
+    on rxe0 (on loopback), or on @wire's far device, which the clients on
+    rxe0 reach across its port, their QPs with its QP_TIMEOUT: there each
+    tenant's clients have a server of their own (port + 200 x the
+    tenant's place in @spec), at the tenant's far address if the wire
+    steers it, and use its near address. Started together (each server's
+    runs once all its clients are connected) and stopped by window(), each waiting for its completions on a completion
     channel, so that the guest's vCPUs are rxe's rather than busy polls';
     returns each tenant's bytes over the window from its clients' own
     reports and, with verbsgate loaded, from its counters over about the
@@ -144,14 +147,22 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
     its clients completed over their whole run ("ops", "bytes") and
     what they could keep outstanding ("in_flight_ops", "in_flight_bytes":
     QPs x depth, in WRs and in bytes)."""
-    vgload_server(g, port, len(spec), FAR_DEV if wire else "", True)
     logs = [(t, f"/tmp/clients-{port}-{i}.log") for i, (t, _) in
             enumerate(spec)]
-    to = (f"{FAR_ADDR} --dev {g.rxe_dev} --qp-timeout {QP_TIMEOUT}" if wire
-          else g.ip)
-    common = f"{to} --port {port} --json --interval 1 --duration {RUN_S} " \
-        "--poll event"
-    start_together(g, [(client_command(f"{common} {args}", t), log)
+    to = {}
+    if wire is None:
+        vgload_server(g, port, len(spec), "", True)
+        to = {t: f"{g.ip} --port {port}" for t, _ in spec}
+    for i, t in enumerate(dict.fromkeys(t for t, _ in spec) if wire
+                          else ()):
+        at = wire.addresses.get(t)
+        vgload_server(g, port + 200 * i, [u for u, _ in spec].count(t),
+                      FAR_DEV, True, at.far_gid if at else -1)
+        to[t] = (f"{at.far} --gid-index {at.near_gid}" if at else
+                 FAR_ADDR) + f" --dev {g.rxe_dev} --qp-timeout " \
+            f"{QP_TIMEOUT} --port {port + 200 * i}"
+    common = f"--json --interval 1 --duration {RUN_S} --poll event"
+    start_together(g, [(client_command(f"{to[t]} {common} {args}", t), log)
                        for (t, args), (_, log) in zip(spec, logs)])
     counted = window(g, len(spec))
     out = {t: {"vgload": 0, "ops": 0, "bytes": 0, "in_flight_ops": 0,
@@ -386,17 +397,21 @@ def test_paced_user_qps_send_from_their_owners_cpus(governed):
 
 
 # The wire's share tests: the tenants' cgroups each on a vCPU of its own
-# (wire.pinned_wire()), their clients on rxe0, the server on rxe1 across
-# the port; verbsgate paces rxe0 at wire.PACED_MBIT.
+# and their packets received there (wire.pinned_wire(steer=True)), their
+# clients on rxe0, their servers on rxe1 across the port; verbsgate paces
+# rxe0 at wire.PACED_MBIT. Unsteered, where each tenant's flows were
+# received depended on their hash: the UD streams unshaped moved 1.47
+# MB/s each in one boot and 0.62 and 1.80 in another (docs/results.md).
 WIRE_CPUS = ("0", "1")
 WIRE_PACED = PACED_MBIT * 1e6 / 8
 
 
 def shares_on_the_wire(g: Guest, tenants: dict[str, str], run,
                        steps: dict[str, str], port: int) -> dict:
-    """run(port), the tenants' clients (see clients()) with their server
-    on a port of their own from @port on, on the wire with
-    the tenants pinned: first without verbsgate, then with it loaded,
+    """run(wire, port), the tenants' clients (see clients()) with their
+    servers on ports of their own from @port on, on the wire with the
+    tenants pinned and steered (each receives its own packets on its own
+    vCPU, pinned_wire()): first without verbsgate, then with it loaded,
     @tenants (name: settings) added and rxe0 paced at PACED_MBIT, once
     per step of @steps (label: a CLI command to run before, or ""),
     its bucket PORT_BURST deep.
@@ -405,11 +420,11 @@ def shares_on_the_wire(g: Guest, tenants: dict[str, str], run,
     result also has what it was charged from before its clients started
     to after they ended ("charged_wrs", "charged_bytes")."""
     out = {}
-    with pinned_wire(g, dict(zip(tenants, WIRE_CPUS))) as w:
+    with pinned_wire(g, dict(zip(tenants, WIRE_CPUS)), steer=True) as w:
         def measure(label):
             before = stats(g) if g.verbsgate_loaded() else None
             with w.watch(peak=True) as counts:
-                res = run(port + len(out))
+                res = run(w, port + len(out))
             if before is not None:
                 after = stats(g)
                 for t in tenants:
@@ -495,7 +510,7 @@ def test_tenants_share_the_wire_by_weight(governed):
     runs = shares_on_the_wire(
         g, {"heavy": "class bandwidth weight 3",
             "light": "class bandwidth weight 1"},
-        lambda port: pair(g, port, ["heavy", "light"], WIRE_STREAM, True),
+        lambda w, port: pair(g, port, ["heavy", "light"], WIRE_STREAM, w),
         {"verbsgate 3:1": "", "verbsgate 1:1": "tenant set heavy weight 1"},
         18820)
     wire_report("User-space tenants share the wire by weight", runs,
@@ -516,7 +531,7 @@ def test_spread_tenant_gets_its_weight_not_its_qps(governed):
     runs = shares_on_the_wire(
         g, {"spread": "class bandwidth weight 1",
             "single": "class bandwidth weight 1"},
-        lambda port: clients(g, port, spread + single, True),
+        lambda w, port: clients(g, port, spread + single, w),
         {"verbsgate 1:1": ""}, 18817)
     wire_report("User-space tenants: 8 processes x 4 QPs against 1 x 1 at "
                 "equal weights", runs, "spread", "single",
@@ -533,7 +548,7 @@ def test_spread_tenant_gets_its_weight_not_its_qps(governed):
 # tenant that runs dry loses its turns, which is fair queueing, not a
 # share to test.
 UC_STREAM = "--qp-type uc --op write --size 64K --depth 64"
-UD_STREAM = "--qp-type ud --op send --size 1K --depth 4096"
+UD_STREAM = "--qp-type ud --op send --size 1K --depth 4096 --post-list 16"
 
 
 def test_uc_tenants_share_the_wire_by_weight(governed):
@@ -542,7 +557,7 @@ def test_uc_tenants_share_the_wire_by_weight(governed):
     runs = shares_on_the_wire(
         g, {"heavy": "class bandwidth weight 3",
             "light": "class bandwidth weight 1"},
-        lambda port: pair(g, port, ["heavy", "light"], UC_STREAM, True),
+        lambda w, port: pair(g, port, ["heavy", "light"], UC_STREAM, w),
         {"verbsgate 3:1": f"dev set {g.rxe_dev} chunk-nolat 16k"}, 18809)
     wire_report("User-space tenants: UC shares at 3:1", runs, "heavy",
                 "light", f"vgload `{UC_STREAM}`, chunk 16k")
@@ -556,7 +571,7 @@ def test_ud_tenants_share_the_wire_by_weight(governed):
     runs = shares_on_the_wire(
         g, {"heavy": "class bandwidth weight 3",
             "light": "class bandwidth weight 1"},
-        lambda port: pair(g, port, ["heavy", "light"], UD_STREAM, True),
+        lambda w, port: pair(g, port, ["heavy", "light"], UD_STREAM, w),
         {"verbsgate 3:1": ""}, 18815)
     wire_report("User-space tenants: UD shares at 3:1", runs, "heavy",
                 "light", f"vgload `{UD_STREAM}`")

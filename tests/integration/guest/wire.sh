@@ -44,13 +44,11 @@
 # interface they came in on (rp_filter off).
 set -eu
 
-# rps_cpus of both ends' receive queues: the first `nproc` vCPUs, or
-# none. nproc counts the vCPUs this process may run on: every one
-# unpinned, but under pinned_wire() the test bed's one vCPU, so the mask
-# names vCPU 0 alone and every unsteered packet is received there. The
-# share tests were measured so; with every vCPU named, a flow lands
-# where its hash says, and two UD streams unshaped moved 0.62 and 1.80
-# MB/s instead of 1.47 each (docs/results.md). A test that wants each
+# rps_cpus of both ends' receive queues: every vCPU, or none. Every
+# vCPU the guest has (nproc --all), not the first of those this process
+# may run on: with the test bed pinned (pinned_wire(testbed=...)) that
+# named vCPU 0 alone. With every vCPU a flow is received where its hash
+# says, which may be another tenant's vCPU; a test that wants each
 # tenant's receive work on its own vCPU steers it (below). All queues
 # alike: unsteered, a packet's transmit queue is its flow's hash, and
 # the receive queue it lands in must not change where it goes.
@@ -62,16 +60,20 @@ rps() {
 
 steer() {
 	queue=$(($3 + 1))
-	if ! [ -e "/sys/class/net/$1/queues/rx-$queue" ]; then
-		echo "wire.sh: no receive queue for vCPU $3 on $1" >&2
+	if ! [ -e "/sys/devices/system/cpu/cpu$3" ] ||
+		! [ -e "/sys/class/net/vg0/queues/tx-$((queue + 1))" ] ||
+		! [ -e "/sys/class/net/vg1/queues/tx-$((queue + 1))" ]; then
+		echo "wire.sh: no queue on vg0 and vg1 for vCPU $3" >&2
 		exit 2
 	fi
 	for d in vg0 vg1; do
-		if ! tc qdisc show dev "$d" | grep -q '^qdisc clsact'; then
+		# Each part on its own: a steer that failed half-way leaves
+		# nothing for the next to trip on.
+		tc qdisc show dev "$d" | grep -q '^qdisc clsact' ||
 			tc qdisc add dev "$d" clsact
+		tc filter show dev "$d" egress pref 2 | grep -q matchall ||
 			tc filter add dev "$d" egress pref 2 protocol all \
 				matchall action skbedit queue_mapping 0
-		fi
 		printf '%x\n' $((1 << $3)) \
 			>"/sys/class/net/$d/queues/rx-$queue/rps_cpus"
 	done
@@ -81,7 +83,7 @@ steer() {
 
 up() {
 	case "${3:-rps}" in
-	rps)	rps "$(printf %x $(((1 << $(nproc)) - 1)))" ;;
+	rps)	rps "$(printf %x $(((1 << $(nproc --all)) - 1)))" ;;
 	backlog) rps 0 ;;
 	*)	echo "wire.sh: ORDER is rps or backlog, not '$3'" >&2; exit 2 ;;
 	esac

@@ -147,7 +147,7 @@ class Wire:
     def steer(self, near: str, far: str, cpu: int):
         """The packets sent from @near (on vg0) and from @far (on vg1)
         received on vCPU @cpu (guest/wire.sh steer)."""
-        for netdev, addr in (("vg0", near), (FAR_NETDEV, far)):
+        for netdev, addr in ((self.g.netdev, near), (FAR_NETDEV, far)):
             self.g.run(f"{WIRE_SH} steer {netdev} {addr} {cpu}", check=True)
 
     def port(self, dev: str = "vg0") -> dict:
@@ -238,6 +238,7 @@ def pinned_wire(g: Guest, tenants: dict[str, str], order: str = ORDERED,
             if steer:
                 for n, (name, cpus) in enumerate(tenants.items(),
                                                  STEERED_HOST):
+                    assert cpus, f"steering {name} needs a vCPU of its own"
                     near, far = f"{NEAR_NET}.{n}", f"{FAR_NET}.{n}"
                     stack.enter_context(nvme.extra_address(
                         g, far, netdev=FAR_NETDEV, dev=FAR_DEV))
