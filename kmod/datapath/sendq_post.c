@@ -247,8 +247,8 @@ void vg_sendq_settle(struct vg_shaper *sh, struct vg_sendq *sq)
  * the QP's @slot.posting while the lock is dropped, so nothing of the QP
  * overtakes it.
  *
- * Context: the hrtimer (softirq); the shaper lock held, no chunk of the
- * QP in the driver.
+ * Context: the hrtimer's worker (process context); the shaper lock held,
+ * no chunk of the QP in the driver.
  */
 static void vg_sendq_attend(struct vg_shaper *sh, struct vg_slot *slot,
 			    unsigned long *flags)

@@ -23,7 +23,7 @@
  * handlers of owners all run without it.
  *
  * The dispatcher runs in the context of whoever kicks it (a post, the
- * hrtimer's softirq), and several run at once, one per kicking context:
+ * hrtimer's worker), and several run at once, one per kicking context:
  * each picks a QP under the lock, charges its chunk, builds it in the
  * QP's own buffer and drops the lock around the driver's post_send (which
  * may run the driver's requester inline, on that CPU, and must see the
@@ -87,7 +87,7 @@ void vg_shaper_arm(struct vg_shaper *sh, u64 when)
 	    ktime_to_ns(hrtimer_get_expires(&sh->timer)) <= when)
 		return;
 	hrtimer_start(&sh->timer, ns_to_ktime(when),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /**
@@ -109,7 +109,7 @@ void vg_shaper_arm_here(struct vg_shaper *sh)
 
 	if (hrtimer_is_queued(&sh->timer))
 		hrtimer_start(&sh->timer, hrtimer_get_expires(&sh->timer),
-			      HRTIMER_MODE_ABS_PINNED_SOFT);
+			      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /**
@@ -290,7 +290,7 @@ void vg_shaper_kick(struct vg_shaper *sh, struct vg_slot *pref,
 		}
 	}
 out:
-	/* Out of budget: the hrtimer continues in softirq. */
+	/* Out of budget: the hrtimer's worker continues. */
 	if (!budget)
 		vg_shaper_arm(sh, ktime_get_ns());
 }
@@ -322,10 +322,25 @@ static bool vg_shaper_attend(struct vg_shaper *sh, unsigned long *flags)
 	return wait;
 }
 
-/* The hrtimer: softirq context. Takes the shaper lock. */
-static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
+/*
+ * The hrtimer's dispatcher run, on the CPU the hrtimer fired on.
+ *
+ * Not in the hrtimer's softirq: a CPU that a tenant's own processes keep
+ * busy runs its softirqs late, and the dispatcher would be as late for
+ * every tenant. Next to a message-rate storm whose processes (and, on
+ * the steered wire, whose receive work) filled their vCPU, the kernel
+ * deferred that vCPU's softirqs to ksoftirqd, which competes with the
+ * storm's processes as an equal; the storm's doorbells had moved the
+ * hrtimer there (vg_shaper_arm_here()). Its runs came up to 58 ms apart
+ * where a chunk takes 6 ms, and the bulk tenant on the other vCPU got
+ * 12 Mbit/s where it got 20 without verbsgate (docs/results.md). A
+ * high-priority worker runs ahead of a busy CPU's tasks.
+ *
+ * Context: process context (vg_sendq_wq); takes the shaper lock.
+ */
+static void vg_shaper_dispatch(struct work_struct *work)
 {
-	struct vg_shaper *sh = container_of(timer, struct vg_shaper, timer);
+	struct vg_shaper *sh = container_of(work, struct vg_shaper, dispatch);
 	unsigned long flags;
 
 	spin_lock_irqsave(&sh->lock, flags);
@@ -336,6 +351,14 @@ static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
 	/* Markers and retries may have made QPs active again. */
 	vg_shaper_kick(sh, NULL, &flags);
 	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/* The hrtimer: hardirq context. Takes no lock. */
+static enum hrtimer_restart vg_shaper_timer(struct hrtimer *timer)
+{
+	struct vg_shaper *sh = container_of(timer, struct vg_shaper, timer);
+
+	queue_work_on(smp_processor_id(), vg_sendq_wq, &sh->dispatch);
 	return HRTIMER_NORESTART;
 }
 
@@ -407,8 +430,9 @@ int vg_shaper_init(struct vg_shaper *sh, struct vg_device *dev, u32 ports,
 	INIT_LIST_HEAD(&sh->inject);
 	INIT_LIST_HEAD(&sh->attn);
 	init_waitqueue_head(&sh->idle_wq);
-	hrtimer_init(&sh->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);
+	hrtimer_init(&sh->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	sh->timer.function = vg_shaper_timer;
+	INIT_WORK(&sh->dispatch, vg_shaper_dispatch);
 	sh->dev = dev;
 	sh->post_send = post_send;
 	vg_cost_model_default(&sh->cost);
@@ -878,6 +902,9 @@ void vg_shaper_destroy(struct vg_shaper *sh)
 
 	if (!sh->active)
 		return;
+	/* The dispatcher's last run may arm the hrtimer once more. */
+	hrtimer_cancel(&sh->timer);
+	cancel_work_sync(&sh->dispatch);
 	hrtimer_cancel(&sh->timer);
 	for (i = 0; i < sh->nports; i++)
 		vg_shaper_port_free(&sh->ports[i]);

@@ -197,7 +197,10 @@ static inline void vg_shaper_count_paced(struct vg_shaper_port *pp,
  * @ports: per port (index 0 is the device's first port), @nports of them
  * @nports: ports paced apart: the device's, up to VG_SHAPER_MAX_PORTS
  * @next_port: the port the dispatcher serves first in its next round
- * @timer: wakes the dispatcher at the next departure (softirq)
+ * @timer: wakes the dispatcher at the next departure (hardirq): it
+ *	queues @dispatch on the CPU it fires on
+ * @dispatch: the dispatcher's run for @timer, in vg_sendq_wq (process
+ *	context, a high-priority worker)
  * @slots: every placed struct vg_slot, whatever its kind
  * @sqs: every vg_sendq of the device (sendq*.c)
  * @usqs: every vg_usq bound to the device (usq.c)
@@ -237,6 +240,7 @@ struct vg_shaper {
 	u32 nports;
 	u32 next_port;
 	struct hrtimer timer;
+	struct work_struct dispatch;
 	struct list_head slots;
 	struct list_head sqs;
 	struct list_head usqs;

@@ -12,8 +12,9 @@ once, and a latency victim's p99, which moves by a third from run to
 run in the guest, is the median of LATENCY_RUNS. The tenants run on the
 steered wire (husky.cell_wire()): each receives its own packets on its
 own vCPU. A throughput victim's report also gives its share of the
-tokens verbsgate released to the two tenants. Emulated (rxe in QEMU
-TCG): the figures go to the CI's report."""
+tokens verbsgate released to the two tenants, and the cell asserts that
+verbsgate released what its pacer allowed (PACER_USE). Emulated (rxe in
+QEMU TCG): the figures go to the CI's report."""
 
 import pytest
 
@@ -23,6 +24,13 @@ from harness.testbed import Guest
 from harness.wire import LABEL, Wire
 
 LATENCY_RUNS = 3
+# What the two tenants' tokens come to at least, next to every attacker
+# of a throughput victim, against what the pacer lets go: in these cells
+# one of them always waits, so verbsgate serves a turn whenever the
+# pacer allows one. Next to the message-rate storm, whose processes keep
+# their vCPU busy, the dispatcher ran late when its hrtimer fired there,
+# and this was 0.66 and 0.69 (docs/results.md).
+PACER_USE = 0.85
 
 
 def mbit(bytes_s: float) -> str:
@@ -84,9 +92,11 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
                    f"next to the attacker {mbit(on.bytes_s)} "
                    f"{on.ops_s:.1f}/s, asked {1 - husky.ALPHA:.2f} x "
                    f"{mbit(want_bytes)} {want_ops:.1f}/s; its share of "
-                   f"verbsgate's tokens {on.token_share:.2f}")
+                   f"verbsgate's tokens {on.token_share:.2f}, the two "
+                   f"tenants' {on.pacer_use:.2f} of the pacer's")
     verdict = f"{'passes' if passed else 'fails'} at alpha {husky.ALPHA}"
     report(f"Husky's {victim} against {attacker} with verbsgate ({LABEL})",
            [f"{figures}; port {on.port['bytes'] / 1e6:.1f} MB, "
             f"{on.port['drops']:.0f} dropped; {verdict}"])
     assert passed, (alone, on, benign)
+    assert latency or on.pacer_use >= PACER_USE, on

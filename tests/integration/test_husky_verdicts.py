@@ -4,6 +4,8 @@ host: the figures below are made up to sit on either side of each
 bound."""
 import math
 
+import pytest
+
 from harness import husky
 from harness.husky import Figures, Role
 from harness.traffic import window_rate
@@ -75,13 +77,16 @@ def test_the_attacker_s_figure_is_what_its_processes_completed():
     attackers = [{"ok": True, "total": {"bytes": 3000}},
                  {"ok": True, "total": {"bytes": 500}},
                  {"ok": False, "error": "died", "total": {"bytes": 7}}]
-    f = husky._figures(victim, {"drops": 0}, attackers, 0.5)
-    assert f.attacker_bytes == 3500 and f.token_share == 0.5
-    assert husky._figures(victim, {"drops": 0}, [], 0).attacker_bytes == 0
-    runs = [Figures(1, 1, 1, {}, done, share)
-            for done, share in ((5.0, 0.6), (1.0, 0.2), (3.0, 0.4))]
-    assert husky.medians(runs).attacker_bytes == 3.0
-    assert husky.medians(runs).token_share == 0.4
+    f = husky._figures(victim, {"drops": 0}, attackers, (0.5, 0.9))
+    assert f.attacker_bytes == 3500
+    assert (f.token_share, f.pacer_use) == (0.5, 0.9)
+    assert husky._figures(victim, {"drops": 0}, [],
+                          (0, 0)).attacker_bytes == 0
+    runs = [Figures(1, 1, 1, {}, done, share, use)
+            for done, share, use in ((5.0, 0.6, 1.0), (1.0, 0.2, 0.7),
+                                     (3.0, 0.4, 0.8))]
+    m = husky.medians(runs)
+    assert (m.attacker_bytes, m.token_share, m.pacer_use) == (3.0, 0.4, 0.8)
 
 
 def test_every_reduced_cell_names_a_victim_and_an_attacker():
@@ -124,3 +129,21 @@ def test_a_window_rate_without_completions():
     late = quiet[:4] + [interval(4, 2, 4.5)] + quiet[5:]
     assert window_rate({"intervals": late}, 2, 8) == (2 * (1 << 20) / 2.5,
                                                       2 / 2.5)
+
+
+def test_token_figures_keep_to_the_middle_of_the_victim_s_run():
+    """The victim sends 2 tokens a second from t = 2 to t = 12, the
+    attacker 1 throughout, 6 before the victim starts: over the middle
+    of the victim's run the share is 2/3 and the two came to 3 of the
+    pacer's 4 a second; samples before, after or without the victim's
+    growth count nothing."""
+    samples = []
+    for t in range(16):
+        victim = 2 * min(max(t - 2, 0), 10)
+        attacker = t + (6 if t >= 2 else 0)
+        samples.append((float(t), {"victim": victim, "attacker": attacker}))
+    share, use = husky.token_figures(samples, 4.0)
+    assert share == pytest.approx(2 / 3)
+    assert use == pytest.approx(3 / 4)
+    idle = [(float(t), {"victim": 0, "attacker": t}) for t in range(16)]
+    assert husky.token_figures(idle, 4.0) == (0.0, 0.0)

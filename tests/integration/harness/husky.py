@@ -37,15 +37,15 @@ What rxe lacks: no NIC caches and no PCIe, so Husky's cache and PCIe
 attacks become CPU, memory and lock contention in the driver; the
 report labels the figures emulated.
 """
+import json
 from dataclasses import asdict, dataclass, field
 from statistics import median
 
-from harness.counters import stats
-from harness.testbed import Guest
+from harness.testbed import CLI, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
                              vgload_result, window_rate)
 from harness.tenants import add_tenants, in_cgroup
-from harness.vgcli import cli_ok, dev
+from harness.vgcli import cli_ok, dev, port1
 from harness.wire import (FAR_ADDR, LINE_BYTES, PACED_MBIT, QP_TIMEOUT,
                           Wire, far_server, pinned_wire)
 
@@ -163,13 +163,16 @@ class Figures:
     up to what they took together. With verbsgate loaded, an attacker
     and a throughput victim, @token_share is the victim's share of the
     tokens (payload and per-operation cost, token.h) verbsgate released
-    to the two tenants over WINDOW; 0 otherwise."""
+    to the two tenants over WINDOW, and @pacer_use what they came to
+    against what the device's pacer let go over it: below 1, turns went
+    unserved while the tenants waited; 0 otherwise."""
     bytes_s: float
     ops_s: float
     p99_us: float
     port: dict = field(default_factory=dict)
     attacker_bytes: float = 0.0
     token_share: float = 0.0
+    pacer_use: float = 0.0
 
 
 def medians(runs: list[Figures]) -> Figures:
@@ -179,7 +182,8 @@ def medians(runs: list[Figures]) -> Figures:
                    {k: median(r.port[k] for r in runs)
                     for k in runs[0].port},
                    median(r.attacker_bytes for r in runs),
-                   median(r.token_share for r in runs))
+                   median(r.token_share for r in runs),
+                   median(r.pacer_use for r in runs))
 
 
 def fair_share(alone: Figures, line_bytes: float = LINE_BYTES
@@ -268,7 +272,7 @@ def _start(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
 
 
 def _figures(result: dict, port: dict, attackers: list[dict],
-             token_share: float) -> Figures:
+             tokens: tuple[float, float]) -> Figures:
     """The victim's Figures from its vgload JSON (WINDOW's intervals) and
     the attacker's processes' (their totals; a failed one counts 0)."""
     first, last = WINDOW
@@ -277,32 +281,72 @@ def _figures(result: dict, port: dict, attackers: list[dict],
     return Figures(*window_rate(result, first, last),
                    result["total"]["lat_us"]["p99"], port,
                    sum(a["total"]["bytes"] for a in attackers
-                       if a.get("ok")), token_share)
+                       if a.get("ok")), *tokens)
 
 
-def _tokens(g: Guest) -> dict[str, int]:
-    """The tokens verbsgate has released to each tenant so far: payload
-    and the data class's per-operation cost of each chunk. The counters
-    do not say which chunks were atomics (token.h: twice a data WR's
-    cost), so next to the atomics attacker the share errs in the
-    victim's favour."""
-    op_bytes = dev(g)["op_costs"]["data"]["bytes"]
-    return {name: t["tx_bytes"] + op_bytes * t["chunks"]
-            for name, t in stats(g).items()}
+# The guest's record of the tenants' tokens during a paced run, a sample
+# every TOKEN_SAMPLE_S.
+TOKENS_LOG = "/tmp/husky-tokens.log"
+TOKEN_SAMPLE_S = 0.5
 
 
-def _token_share(g: Guest) -> float:
-    """Sleeps through WINDOW from now (the victim's start) and returns
-    the victim's share of the tokens released to the two tenants over
-    it."""
-    first, last = WINDOW
-    g.run(f"sleep {first}")
-    before = _tokens(g)
-    g.run(f"sleep {last - first}")
-    after = _tokens(g)
-    got = {n: after[n] - before.get(n, 0) for n in ("victim", "attacker")}
+def _sample_tokens(g: Guest) -> None:
+    """Records the tenants' counters and the guest's clock in TOKENS_LOG
+    through the victim's run, from now, then "end". Timed in the guest:
+    next to a storm a command takes seconds to come and go, and a window
+    timed from here ended after the victim's run."""
+    n = int((SECONDS + 4) / TOKEN_SAMPLE_S)
+    g.spawn(f"for i in $(seq {n}); do echo @; cat /proc/uptime; "
+            f"{CLI} -j stats; sleep {TOKEN_SAMPLE_S}; done; echo end",
+            TOKENS_LOG)
+
+
+def token_figures(samples: list[tuple[float, dict[str, int]]],
+                  rate: float) -> tuple[float, float]:
+    """From @samples (guest clock, tokens by tenant) of a paced run: the
+    victim's share of the tokens released to the two tenants, and what
+    those came to against the pacer's @rate (bytes/s), over the middle
+    three fifths of the span in which the victim's tokens grew (its
+    client's setup and drain left out); (0, 0) without such a span."""
+    grew = [k for k in range(1, len(samples))
+            if samples[k][1].get("victim", 0) >
+            samples[k - 1][1].get("victim", 0)]
+    if len(grew) < 2:
+        return 0.0, 0.0
+    start, end = samples[grew[0] - 1][0], samples[grew[-1]][0]
+    inside = [s for s in samples
+              if start + (end - start) / 5 <= s[0] <= end - (end - start) / 5]
+    if len(inside) < 2:
+        return 0.0, 0.0
+    (t0, before), (t1, after) = inside[0], inside[-1]
+    got = {n: after.get(n, 0) - before.get(n, 0)
+           for n in ("victim", "attacker")}
     total = sum(got.values())
-    return got["victim"] / total if total else 0.0
+    if not total or t1 <= t0:
+        return 0.0, 0.0
+    return got["victim"] / total, total / (rate * (t1 - t0))
+
+
+def _token_share(g: Guest) -> tuple[float, float]:
+    """token_figures() of what _sample_tokens() recorded, once it ended.
+    Tokens are each chunk's payload and the data class's per-operation
+    cost; the counters do not say which chunks were atomics (token.h:
+    twice a data WR's cost), so next to the atomics attacker the share
+    errs in the victim's favour."""
+    op_bytes = dev(g)["op_costs"]["data"]["bytes"]
+    rate = port1(g)["rate"]
+    for _ in range(60):
+        if g.run(f"tail -n 1 {TOKENS_LOG} | grep -qx end").ok:
+            break
+        g.run("sleep 0.5")
+    out = g.run(f"cat {TOKENS_LOG}", check=True).out
+    samples = []
+    for part in out.split("@\n")[1:]:
+        uptime, counters = part.removesuffix("end\n").split("\n", 1)
+        samples.append((float(uptime.split()[0]),
+                        {t["name"]: t["tx_bytes"] + op_bytes * t["chunks"]
+                         for t in json.loads(counters)["tenants"]}))
+    return token_figures(samples, rate)
 
 
 def _outcome(g: Guest, log: str) -> dict:
@@ -321,27 +365,30 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     attacker's results. The victim's client must end well; an attacker
     may fail (a storm that meets a device limit), which its results
     say."""
-    attacks, share = [], 0.0
+    attacks, tokens = [], (0.0, 0.0)
     try:
         with w.watch() as counts:
             if attacker:
                 attacks = _start(g, w, attacker, "attacker", port + 1,
                                  SECONDS + 3, "/tmp/husky-attacker.log", 1)
                 g.run("sleep 1")
+            # Not next to a latency victim, whose p99 would pay for it.
+            sample = (attacker and victim.kind != "latency" and
+                      g.verbsgate_loaded())
+            if sample:
+                _sample_tokens(g)
             [log] = _start(g, w, victim, "victim", port, SECONDS,
                            "/tmp/husky-victim.log", 1)
-            # Not next to a latency victim, whose p99 would pay for it.
-            if (attacker and victim.kind != "latency" and
-                    g.verbsgate_loaded()):
-                share = _token_share(g)
             result = vgload_result(g, log, wait_s=SECONDS + 60)
+            if sample:
+                tokens = _token_share(g)
             others = [_outcome(g, a) for a in attacks]
     finally:
         stop_vgload(g)
     assert result["ok"], result
     port_figures = {"bytes": counts.bytes, "drops": counts.drops,
                     "held": counts.held}
-    return _figures(result, port_figures, others, share), others
+    return _figures(result, port_figures, others, tokens), others
 
 
 @dataclass
