@@ -31,9 +31,8 @@ from harness.traffic import (UNPRIVILEGED, client_command, gid_index, tool,
                              window_bytes)
 from harness.vgcli import (cli_json, cli_ok, dev, device_rate, eventually,
                            port1, tenant_objects)
-from harness.wire import (FAR_ADDR, FAR_DEV, LABEL, LINE_RATE, PACED_MBIT,
-                          PORT_BURST, QP_TIMEOUT, Wire, WireCounts,
-                          pinned_wire)
+from harness.wire import (LABEL, LINE_RATE, PACED_MBIT, PORT_BURST, Wire,
+                          WireCounts, pinned_wire)
 
 # Shares are read over [WARM_S, WARM_S + WINDOW_S) of the clients' runs,
 # from their own reports and from the tenants' counters over a window the
@@ -135,12 +134,12 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
             wire: Wire | None = None) -> dict:
     """Runs a vgload client per (tenant, args) of spec against a server
     on rxe0 (on loopback), or on @wire's far device, which the clients on
-    rxe0 reach across its port, their QPs with its QP_TIMEOUT: there each
-    tenant's clients have a server of their own (port + 200 x the
-    tenant's place in @spec), at the tenant's far address if the wire
-    steers it, and use its near address. Started together (each server's
-    runs once all its clients are connected) and stopped by window(), each waiting for its completions on a completion
-    channel, so that the guest's vCPUs are rxe's rather than busy polls';
+    rxe0 reach across its port (Wire.serve()): there each tenant's
+    clients have a server of their own (port + 200 x the tenant's place
+    in @spec). Started together (each server's runs once all its clients
+    are connected) and stopped by window(), each waiting for its
+    completions on a completion channel, so that the guest's vCPUs are
+    rxe's rather than busy polls';
     returns each tenant's bytes over the window from its clients' own
     reports and, with verbsgate loaded, from its counters over about the
     same window, and then the window's length ("seconds") too; and what
@@ -149,18 +148,14 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
     QPs x depth, in WRs and in bytes)."""
     logs = [(t, f"/tmp/clients-{port}-{i}.log") for i, (t, _) in
             enumerate(spec)]
-    to = {}
+    tenants = [t for t, _ in spec]
     if wire is None:
         vgload_server(g, port, len(spec), "", True)
-        to = {t: f"{g.ip} --port {port}" for t, _ in spec}
-    for i, t in enumerate(dict.fromkeys(t for t, _ in spec) if wire
-                          else ()):
-        at = wire.addresses.get(t)
-        vgload_server(g, port + 200 * i, [u for u, _ in spec].count(t),
-                      FAR_DEV, True, at.far_gid if at else -1)
-        to[t] = (f"{at.far} --gid-index {at.near_gid}" if at else
-                 FAR_ADDR) + f" --dev {g.rxe_dev} --qp-timeout " \
-            f"{QP_TIMEOUT} --port {port + 200 * i}"
+        to = {t: f"{g.ip} --port {port}" for t in tenants}
+    else:
+        to = {t: wire.serve(t, port + 200 * i, tenants.count(t), True) +
+              f" --dev {g.rxe_dev}"
+              for i, t in enumerate(dict.fromkeys(tenants))}
     common = f"--json --interval 1 --duration {RUN_S} --poll event"
     start_together(g, [(client_command(f"{to[t]} {common} {args}", t), log)
                        for (t, args), (_, log) in zip(spec, logs)])

@@ -46,8 +46,7 @@ from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
                              vgload_result, window_rate)
 from harness.tenants import add_tenants, in_cgroup
 from harness.vgcli import cli_ok, dev, port1
-from harness.wire import (FAR_ADDR, LINE_BYTES, PACED_MBIT, QP_TIMEOUT,
-                          Wire, far_server, pinned_wire)
+from harness.wire import LINE_BYTES, PACED_MBIT, Wire, pinned_wire
 
 ALPHA = 0.25
 GOAL_ALPHA = 0.10
@@ -246,25 +245,18 @@ def _start(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
            seconds: int, log: str, interval: int) -> list[str]:
     """@role's processes in @cgroup, unprivileged, in the background, each
     to a far server of its own from @port on (none for local storms), at
-    the tenant's own addresses if the wire steers it (Wire.addresses);
+    the tenant's own addresses if the wire steers it (Wire.serve());
     returns their logs (JSON). Clients of a far server, victims and
     attackers alike, get the wire's ACK timeout (harness/wire.py
     QP_TIMEOUT): with perftest's, shorter than the scaled-down port takes
     to drain, a full port made every QP resend what was delivered, and
     the bulk attackers defeated themselves unloaded (docs/results.md)."""
     logs = []
-    addrs = w.addresses.get(cgroup)
     for n in range(role.procs):
-        args = f"--dev {g.rxe_dev} {role.args} --duration {seconds}"
-        if role.local:
-            args = f"--json --interval {interval} {args}"
-        else:
-            far_server(g, port + n, gid=addrs.far_gid if addrs else -1)
-            if addrs:
-                args += f" --gid-index {addrs.near_gid}"
-            args = (f"{addrs.far if addrs else FAR_ADDR} --port {port + n} "
-                    f"--json --interval {interval} --qp-timeout "
-                    f"{QP_TIMEOUT} {args}")
+        args = (f"--json --interval {interval} --dev {g.rxe_dev} "
+                f"{role.args} --duration {seconds}")
+        if not role.local:
+            args = f"{w.serve(cgroup, port + n)} {args}"
         logs.append(f"{log}.{n}")
         g.spawn(in_cgroup(cgroup, f"{UNPRIVILEGED} {client_command(args)}"),
                 logs[-1])

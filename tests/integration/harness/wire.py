@@ -150,6 +150,20 @@ class Wire:
         for netdev, addr in ((self.g.netdev, near), (FAR_NETDEV, far)):
             self.g.run(f"{WIRE_SH} steer {netdev} {addr} {cpu}", check=True)
 
+    def serve(self, tenant: str, port: int, sessions: int = 1,
+              together: bool = False) -> str:
+        """A vgload server on the far device for @sessions of @tenant's
+        clients on @port (with @together, their runs start at once), at
+        the tenant's far address if the wire steers it (pinned_wire()).
+        Returns what a client on rxe0 adds to reach it: its address, the
+        port, the tenant's near GID index if steered, and the wire's ACK
+        timeout (QP_TIMEOUT)."""
+        at = self.addresses.get(tenant)
+        vgload_server(self.g, port, sessions, FAR_DEV, together,
+                      at.far_gid if at else -1)
+        to = f"{at.far} --gid-index {at.near_gid}" if at else FAR_ADDR
+        return f"{to} --port {port} --qp-timeout {QP_TIMEOUT}"
+
     def port(self, dev: str = "vg0") -> dict:
         """The port's counters (tc -s): bytes, packets, drops,
         overlimits (packets the bucket held back), backlog."""
@@ -300,11 +314,10 @@ class WireCounts:
                 f"{self.held} | {peak} | {self.out_of_seq} | {self.retries}")
 
 
-def far_server(g: Guest, port: int, sessions: int = 1,
-               gid: int = -1) -> int:
-    """A vgload server on the far device (at its GID @gid, else its first
-    IPv4 one), seen listening."""
-    return vgload_server(g, port, sessions, FAR_DEV, gid=gid)
+def far_server(g: Guest, port: int, sessions: int = 1) -> int:
+    """A vgload server on the far device (at its first IPv4 GID), seen
+    listening; Wire.serve() puts a steered tenant's at its address."""
+    return vgload_server(g, port, sessions, FAR_DEV)
 
 
 def near_client_command(g: Guest, cgroup: str, port: int,
