@@ -284,13 +284,14 @@ TOKEN_SAMPLE_S = 0.5
 
 def _sample_tokens(g: Guest) -> None:
     """Records the tenants' counters and the guest's clock in TOKENS_LOG
-    through the victim's run, from now, then "end". Timed in the guest:
-    next to a storm a command takes seconds to come and go, and a window
-    timed from here ended after the victim's run."""
-    n = int((SECONDS + 4) / TOKEN_SAMPLE_S)
-    g.spawn(f"for i in $(seq {n}); do echo @; cat /proc/uptime; "
-            f"{CLI} -j stats; sleep {TOKEN_SAMPLE_S}; done; echo end",
-            TOKENS_LOG)
+    every TOKEN_SAMPLE_S from now until a little after the victim's run,
+    then "end". Timed in the guest: next to a storm a command takes
+    seconds to come and go, and a window timed from here ended after the
+    victim's run."""
+    g.spawn(f"end=$(($(cut -d. -f1 /proc/uptime) + {SECONDS + 4})); "
+            f"while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do echo @; "
+            f"cat /proc/uptime; {CLI} -j stats; sleep {TOKEN_SAMPLE_S}; "
+            "done; echo end", TOKENS_LOG)
 
 
 def token_figures(samples: list[tuple[float, dict[str, int]]],
