@@ -139,13 +139,13 @@ def clients(g: Guest, port: int, spec: list[tuple[str, str]],
     in @spec). Started together (each server's runs once all its clients
     are connected) and stopped by window(), each waiting for its
     completions on a completion channel, so that the guest's vCPUs are
-    rxe's rather than busy polls';
-    returns each tenant's bytes over the window from its clients' own
-    reports and, with verbsgate loaded, from its counters over about the
-    same window, and then the window's length ("seconds") too; and what
-    its clients completed over their whole run ("ops", "bytes") and
-    what they could keep outstanding ("in_flight_ops", "in_flight_bytes":
-    QPs x depth, in WRs and in bytes)."""
+    rxe's rather than busy polls'; returns each tenant's bytes over the
+    window from its clients' own reports and, with verbsgate loaded, from
+    its counters over about the same window, and then the window's
+    length ("seconds") too; and what its clients completed over their
+    whole run ("ops", "bytes") and what they could keep outstanding
+    ("in_flight_ops", "in_flight_bytes": QPs x depth, in WRs and in
+    bytes)."""
     logs = [(t, f"/tmp/clients-{port}-{i}.log") for i, (t, _) in
             enumerate(spec)]
     tenants = [t for t, _ in spec]

@@ -45,7 +45,7 @@ from harness.testbed import CLI, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
                              vgload_result, window_rate)
 from harness.tenants import add_tenants, in_cgroup
-from harness.vgcli import cli_ok, dev, port1
+from harness.vgcli import cli_ok, dev, eventually, port1
 from harness.wire import LINE_BYTES, PACED_MBIT, Wire, pinned_wire
 
 ALPHA = 0.25
@@ -162,9 +162,10 @@ class Figures:
     up to what they took together. With verbsgate loaded, an attacker
     and a throughput victim, @token_share is the victim's share of the
     tokens (payload and per-operation cost, token.h) verbsgate released
-    to the two tenants over WINDOW, and @pacer_use what they came to
-    against what the device's pacer let go over it: below 1, turns went
-    unserved while the tenants waited; 0 otherwise."""
+    to the two tenants over the middle of the victim's run
+    (token_figures()), and @pacer_use what they came to against what the
+    device's pacer let go over it: below 1, turns went unserved while
+    the tenants waited; 0 otherwise."""
     bytes_s: float
     ops_s: float
     p99_us: float
@@ -328,10 +329,8 @@ def _token_share(g: Guest) -> tuple[float, float]:
     errs in the victim's favour."""
     op_bytes = dev(g)["op_costs"]["data"]["bytes"]
     rate = port1(g)["rate"]
-    for _ in range(60):
-        if g.run(f"tail -n 1 {TOKENS_LOG} | grep -qx end").ok:
-            break
-        g.run("sleep 0.5")
+    eventually("the token sampler's end", lambda: g.run(
+        f"tail -n 1 {TOKENS_LOG} | grep -qx end").ok, True)
     out = g.run(f"cat {TOKENS_LOG}", check=True).out
     samples = []
     for part in out.split("@\n")[1:]:
