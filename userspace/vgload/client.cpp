@@ -30,6 +30,7 @@ struct ClientResources {
 	MrSet mrs;
 	std::vector<QpPtr> qps;
 	std::vector<uint32_t> psn;
+	std::vector<QpPeer> peers;	// each QP's, as connect_qps() set it up
 	AhPtr ah;
 };
 
@@ -131,6 +132,7 @@ void connect_qps(const Options &o, ClientResources &r, const ReadyMsg &ready)
 		p.remote_psn = ready.qp[i].psn;
 		p.local_psn = r.psn[i];
 		qp_connect(r.qps[i].get(), p);
+		r.peers.push_back(p);
 	}
 	if (o.qp_type == QpType::UD) {
 		ibv_gid dgid;
@@ -207,6 +209,8 @@ int run_client(const Options &o)
 		for (uint32_t i = t; i < o.qps; i += o.threads) {
 			p.qps.push_back(r.qps[i].get());
 			p.remote_qpn.push_back(ready.qp[i].qpn);
+			if (o.recover)
+				p.peers.push_back(r.peers[i]);
 		}
 		p.ah = r.ah.get();
 		p.qkey = ready.qkey ? ready.qkey : UD_QKEY;
@@ -246,6 +250,7 @@ int run_client(const Options &o)
 
 		rep.total.flushed_at_stop += wr.flushed;
 		failed += wr.failed_qps;
+		rep.total.recoveries += wr.recoveries;
 		stuck += wr.stuck;
 		if (fatal.empty())
 			fatal = wr.fatal;

@@ -182,6 +182,8 @@ const std::vector<OptDef> &option_table()
 		  [](Options &o, const std::string &v) {
 			  o.rnr_retry = int(parse_int(v, "--rnr-retry", 0, 7));
 		  } },
+		{ "recover", nullptr, CLI, "rnr: reset a QP that failed, connect it again and go on (error storm)",
+		  [](Options &o, const std::string &) { o.recover = true; } },
 		{ "min-rnr-timer", "0-31", CLI, "server's RNR NAK timer, IB encoding (default 12 = 0.64 ms)",
 		  [](Options &o, const std::string &v) {
 			  o.min_rnr_timer = int(parse_int(v, "--min-rnr-timer", 0, 31));
@@ -403,6 +405,12 @@ void validate(Options &o)
 		throw UsageError("--threads " + std::to_string(o.threads) +
 				 " exceeds --qps " + std::to_string(o.qps) +
 				 ": every thread needs at least one QP");
+	// A QP reconnects with the PSNs it started with: right only while
+	// none of its requests ever completed, as in the RNR storm (RC SENDs
+	// into no receives); later WRs would be taken for duplicates.
+	if (o.recover && (o.mode != Mode::Rnr || o.op != Op::Send ||
+			  o.qp_type != QpType::RC || o.post_recv))
+		throw UsageError("--recover needs --mode rnr, RC SENDs into no receives");
 	if (o.post_list > o.depth)
 		throw UsageError("--post-list " + std::to_string(o.post_list) +
 				 " exceeds --depth " + std::to_string(o.depth));

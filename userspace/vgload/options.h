@@ -57,6 +57,7 @@ struct Options {
 	PollMode poll = PollMode::Busy;
 	bool post_recv = true;          // server posts receives for SEND/IMM
 	int rnr_retry = 7;              // 7 = retry forever
+	bool recover = false;           // reset and reconnect a failed QP
 	int min_rnr_timer = 12;         // IB encoding; 12 = 0.64 ms, 1 = 0.01 ms
 	int retry_cnt = 7;
 	int qp_timeout = 14;            // IB encoding: 4.096 us * 2^14 = 67 ms

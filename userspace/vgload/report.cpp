@@ -121,6 +121,7 @@ static void config_json(JsonWriter &w, const Options &o)
 	w.kv("min_rnr_timer", o.min_rnr_timer);
 	w.kv("retry_cnt", o.retry_cnt);
 	w.kv("qp_timeout", o.qp_timeout);
+	w.kv("recover", o.recover);
 	w.kv("cqs", o.cqs);
 	w.kv("cq_size", o.cq_size);
 	w.end_object();
@@ -188,6 +189,8 @@ std::string to_json(const RunReport &r)
 	map_json(w, t.errors);
 	w.kv("error_total", t.error_total);
 	w.kv("flushed_at_stop", t.flushed_at_stop);
+	if (o.recover)
+		w.kv("recoveries", t.recoveries);
 	w.end_object();
 
 	w.key("verbs").begin_object();
@@ -332,6 +335,8 @@ std::string human_report(const RunReport &r)
 	if (t.flushed_at_stop)
 		s << "  outstanding at stop (flushed): " << t.flushed_at_stop
 		  << "\n";
+	if (t.recoveries)
+		s << "  failed QPs connected again: " << t.recoveries << "\n";
 	if (r.peer.present) {
 		s << "  server received: " << r.peer.recv_completions
 		  << " completions, " << r.peer.recv_bytes << " bytes";

@@ -61,6 +61,7 @@ struct TotalRecord {
 	std::map<std::string, uint64_t> errors;
 	uint64_t error_total = 0;
 	uint64_t flushed_at_stop = 0;  // WRs still outstanding when the run ended
+	uint64_t recoveries = 0;       // --recover: failed QPs connected again
 	std::vector<VerbRecord> verbs;
 };
 

@@ -214,6 +214,25 @@ int qp_to_error(ibv_qp *qp)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
 }
 
+void qp_reset(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = IBV_QPS_RESET;
+	modify(qp, a, IBV_QP_STATE, "RESET");
+}
+
+ibv_qp_state qp_state(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+	ibv_qp_init_attr init{};
+	int ret = ibv_query_qp(qp, &a, IBV_QP_STATE, &init);
+
+	if (ret)
+		throw_verb("ibv_query_qp", ret);
+	return a.qp_state;
+}
+
 AhPtr create_ah(ibv_pd *pd, const Device &d, const ibv_gid &dgid)
 {
 	ibv_ah_attr a{};

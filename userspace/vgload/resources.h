@@ -108,6 +108,11 @@ void qp_connect(ibv_qp *qp, const QpPeer &p);
 
 // Moves a QP to ERROR so outstanding WRs flush; returns the verbs rc.
 int qp_to_error(ibv_qp *qp);
+// Moves a QP to RESET (for qp_connect() again); throws on failure.
+void qp_reset(ibv_qp *qp);
+
+// A QP's state as the driver has it; throws on failure.
+ibv_qp_state qp_state(ibv_qp *qp);
 
 AhPtr create_ah(ibv_pd *pd, const Device &d, const ibv_gid &dgid);
 

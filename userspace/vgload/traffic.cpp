@@ -298,6 +298,34 @@ void TrafficWorker::drain()
 	res_.stuck = outstanding();
 }
 
+// --recover: a failed QP whose WRs have all completed goes back to RTS
+// towards the peer it started with, as a program that re-establishes a
+// connection after an error does (the error storm). The driver may
+// deliver the failed completion before it moves the QP to the error
+// state; a reset in between would be undone, so a QP is reset only once
+// it is in the error state, and otherwise on a later pass.
+void TrafficWorker::recover()
+{
+	for (size_t i = 0; i < qs_.size(); i++) {
+		QpState &q = qs_[i];
+
+		if (!q.failed || q.outstanding)
+			continue;
+		try {
+			if (qp_state(q.qp) != IBV_QPS_ERR)
+				continue;
+			qp_reset(q.qp);
+			qp_connect(q.qp, p_.peers.at(i));
+		} catch (const std::exception &e) {
+			res_.fatal = e.what();
+			return;
+		}
+		q.failed = false;
+		res_.failed_qps--;
+		res_.recoveries++;
+	}
+}
+
 void TrafficWorker::run(RunControl &ctl)
 {
 	pacer_.start(now_ns());
@@ -309,7 +337,9 @@ void TrafficWorker::run(RunControl &ctl)
 			break;
 		int n = poll_once(true);
 
-		if (n < 0 || finished())
+		if (n >= 0 && p_.o->recover)
+			recover();
+		if (n < 0 || !res_.fatal.empty() || finished())
 			break;
 		if (!posted && n == 0) {
 			wait_idle(now);

@@ -25,6 +25,7 @@ struct WorkerPlan {
 	ibv_comp_channel *channel = nullptr;   // event polling only
 	std::vector<ibv_qp *> qps;
 	std::vector<uint32_t> remote_qpn;      // UD destination per QP
+	std::vector<QpPeer> peers;             // --recover: per QP
 	ibv_ah *ah = nullptr;                  // UD
 	uint32_t qkey = UD_QKEY;
 	const MrSet *local = nullptr;
@@ -38,6 +39,7 @@ struct WorkerResult {
 	uint64_t flushed = 0;        // completions after stop (drained)
 	uint64_t stuck = 0;          // WRs that never completed in the drain
 	unsigned failed_qps = 0;
+	uint64_t recoveries = 0;     // --recover: failed QPs connected again
 	unsigned qps = 0;
 	bool iterations_done = false;
 	std::string fatal;           // a verb failed: the run cannot go on
@@ -68,6 +70,7 @@ private:
 	void wait_idle(uint64_t now);
 	bool finished() const;
 	void drain();
+	void recover();
 	uint64_t outstanding() const;
 
 	WorkerPlan p_;

@@ -129,6 +129,8 @@ ATTACKERS = {a.name: a for a in (
     Role("atomics", "--mode atomic-flood"),
     Role("READ incast", "--op read --size 64K --qps 8 --depth 16"),
     Role("RNR storm", "--mode rnr --qps 8"),
+    # QPs that fail after one RNR retry, each reset and connected again.
+    Role("error storm", "--mode rnr --qps 8 --rnr-retry 1 --recover"),
     Role("reg/dereg storm", "--mode mr-storm"),
     Role("QP create/destroy storm", "--mode qp-storm"),
     Role("CQ create/destroy storm", "--mode cq-storm"),

@@ -228,6 +228,19 @@ TEST(Modes, ExplicitOptionsBeatPresets)
 	EXPECT_EQ(o.rnr_retry, 2);
 }
 
+TEST(Modes, RecoverOnlyForRnr)
+{
+	EXPECT_FALSE(opts({ "client", "h", "--mode", "rnr" }).recover);
+	EXPECT_TRUE(opts({ "client", "h", "--mode", "rnr", "--recover" }).recover);
+	EXPECT_THROW(parse({ "client", "h", "--recover" }), UsageError);
+	EXPECT_THROW(parse({ "client", "h", "--mode", "bw", "--recover" }), UsageError);
+	EXPECT_THROW(parse({ "server", "--recover" }), UsageError);
+	EXPECT_THROW(parse({ "client", "h", "--mode", "rnr", "--op", "write", "--recover" }),
+		     UsageError);
+	EXPECT_THROW(parse({ "client", "h", "--mode", "rnr", "--qp-type", "uc", "--recover" }),
+		     UsageError);
+}
+
 TEST(Modes, StormsRunWithoutServer)
 {
 	Options o = opts({ "client", "--mode", "mr-storm" });
