@@ -23,10 +23,7 @@
  *  3. vg_fault_lock (mutex, datapath/fault.c): a leaf; fault settings.
  *     Likewise the xa_lock of vg_orphans (datapath/device.c), the
  *     removed devices whose wrappers stay until their owners tear down.
- * 3b. A tenant's verb_lock (spinlock, tenant/ctrl_pace.c): a leaf, taken
- *     in process context by the interposed control verbs for a few
- *     instructions: the tenant's control verb pace.
- * 3c. A device's vg_mr_quota::lock (spinlock, datapath/mr_quota.c): a
+ * 3b. A device's vg_mr_quota::lock (spinlock, datapath/mr_quota.c): a
  *     leaf, taken in process context by the MR register and deregister
  *     wrappers: the charges of the device's MRs, by MR.
  *  4. A device's vg_device::ctrl_lock (spinlock, _bh: the controller's
@@ -38,7 +35,8 @@
  *     pointers. Never taken under 7.
  * 6a. A governed rxe QP's gate lock (rdma_rxe's, spinlock, interrupts
  *     off): rxe holds it around the policy's ->sq_post and ->sq_flush,
- *     which take 7 (datapath/usq.c). verbsgate enters it through
+ *     which take 7 (datapath/usq.c), and ->sq_error, which takes 8.
+ *     verbsgate enters it through
  *     rxe_sq_release() and _release_bytes() holding none of the locks
  *     here: a dispatcher drops 7 first.
  *  7. A device's vg_shaper::lock (spinlock, _irqsave: posts come from any
@@ -47,6 +45,10 @@
  *     datapath/sendq*.c, datapath/usq.c).
  *     Dispatchers (several at once, on different QPs) drop it around the
  *     driver's post_send; WR copies are made without it.
+ *  8. A tenant's verb_lock (spinlock, irqsave, tenant/ctrl_pace.c): a
+ *     leaf, taken for a few instructions by the interposed control verbs
+ *     (process context) and by rxe's report of a failed work request
+ *     (softirq, under 6a): the tenant's control verb pace.
  *
  * Read-side sections that order nothing but must not be left while
  * sleeping in between: RCU (classification, the QP tables' readers, the

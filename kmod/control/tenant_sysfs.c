@@ -136,6 +136,7 @@ VG_TENANT_STAT_ATTR(ctrl_verbs, ctrl_verbs);
 VG_TENANT_STAT_ATTR(ctrl_wait_ns, ctrl_wait_ns);
 VG_TENANT_STAT_ATTR(mr_bytes, mr_bytes);
 VG_TENANT_STAT_ATTR(mr_refused, mr_refused);
+VG_TENANT_STAT_ATTR(qp_errors, qp_errors);
 
 static struct attribute *vg_tenant_attrs[] = {
 	&id_attr.attr,
@@ -166,6 +167,7 @@ static struct attribute *vg_tenant_attrs[] = {
 	&ctrl_wait_ns_attr.attr,
 	&mr_bytes_attr.attr,
 	&mr_refused_attr.attr,
+	&qp_errors_attr.attr,
 	NULL,
 };
 

@@ -12,7 +12,7 @@
 /**
  * struct vg_mr_quota - a device's MRs registered by processes, each with
  *	the tenant it was charged to
- * @lock: serializes @mrs; a leaf (kmod/lock_order.h, 3c)
+ * @lock: serializes @mrs; a leaf (kmod/lock_order.h, 3b)
  * @mrs: struct vg_mr_charge by MR
  */
 struct vg_mr_quota {

@@ -72,13 +72,14 @@
  *   ->qp_attach and ->qp_detach run in process context and may sleep;
  *   ->qp_attach runs in the context of the task creating the QP, so the
  *   policy may classify it by current (its cgroup, for example).
- *   ->sq_post and ->sq_flush are called with the queue's gate lock held
- *   and interrupts disabled, from process context (the doorbell) or from
- *   softirq context (the requester tasklet); they must not sleep and must
- *   not call rxe_sq_release() or rxe_sq_release_bytes() (->sq_post
- *   returns how many WQEs to release instead). Those two may be called
- *   from process or softirq context (a timer, a soft hrtimer), but not
- *   from those two callbacks nor with interrupts disabled: like the
+ *   ->sq_post, ->sq_flush and ->sq_error are called with the queue's
+ *   gate lock held and interrupts disabled, from process context (the
+ *   doorbell, or a task run directly) or from softirq context (the
+ *   requester and completer tasklets); they must not sleep and must not
+ *   call rxe_sq_release() or rxe_sq_release_bytes() (->sq_post returns
+ *   how many WQEs to release instead). Those two may be called from
+ *   process or softirq context (a timer, a soft hrtimer), but not from
+ *   those callbacks nor with interrupts disabled: like the
  *   doorbell, they run the requester in the caller's context, unless it
  *   runs on another CPU already, which then sends what was released.
  *   They take the gate lock, which serialises them with each other and
@@ -127,6 +128,11 @@
  *	one included, because the QP is in the error state; the policy
  *	drops what it accounted for them.
  *	Gate lock held, interrupts off, must not sleep.
+ * @sq_error: optional; a released WQE completes with @status, an error,
+ *	and moves the QP to the error state (the WQEs flushed after it are
+ *	not reported), so that the policy can count or pace the failures
+ *	of a queue's owner: remote access errors, RNR or transport retries
+ *	exceeded. Gate lock held, interrupts off, must not sleep.
  */
 struct rxe_sq_policy_ops {
 	struct module *owner;
@@ -136,6 +142,8 @@ struct rxe_sq_policy_ops {
 	u32 (*sq_post)(struct ib_qp *qp, void *priv,
 		       const struct rxe_send_wqe *wqe, u32 held);
 	void (*sq_flush)(struct ib_qp *qp, void *priv);
+	void (*sq_error)(struct ib_qp *qp, void *priv,
+			 enum ib_wc_status status);
 };
 
 int rxe_sq_policy_register(const struct rxe_sq_policy_ops *ops);

@@ -624,6 +624,29 @@ void vg_usq_flush(struct vg_usq *usq)
 }
 
 /**
+ * vg_usq_error() - a released WQE failed the QP
+ * @usq: its queue
+ *
+ * Charged to the tenant the QP is in (vg_tenant_qp_error()); a QP not
+ * yet linked to its tracking (vg_usq_link()) has none to charge.
+ *
+ * Context: as vg_usq_post(): the driver's lock of @usq held, interrupts
+ * off; takes the tenant's verb_lock.
+ */
+void vg_usq_error(struct vg_usq *usq)
+{
+	struct vg_ktenant *t;
+	struct vg_qp *q;
+
+	rcu_read_lock();
+	q = READ_ONCE(usq->slot.q);
+	t = q ? rcu_dereference(q->tenant) : NULL;
+	if (t)
+		vg_tenant_qp_error(t);
+	rcu_read_unlock();
+}
+
+/**
  * vg_usq_kick() - the owner rang its doorbell: release what its turns allow
  * @usq: its queue, found under rcu_read_lock()
  *

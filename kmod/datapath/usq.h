@@ -131,6 +131,7 @@ int vg_usq_attach(struct ib_qp *qp, u32 depth,
 void vg_usq_detach(struct vg_usq *usq);
 u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held);
 void vg_usq_flush(struct vg_usq *usq);
+void vg_usq_error(struct vg_usq *usq);
 
 /* The create, destroy and post wrappers' side (interpose.c). */
 void vg_usq_offer_begin(struct vg_usq_offer *o, struct vg_shaper *sh,

@@ -143,6 +143,20 @@ static void vg_rxe_sq_flush(struct ib_qp *qp, void *priv)
 	vg_usq_flush(priv);
 }
 
+/*
+ * ->sq_error: a released WQE completed with @status and failed the QP.
+ * A flush is the owner's own move of the QP to the error state (a
+ * requester that runs while it happens flushes the oldest WQE through
+ * this path), not a failure: not charged. As ->sq_post; takes the
+ * tenant's verb_lock.
+ */
+static void vg_rxe_sq_error(struct ib_qp *qp, void *priv,
+			    enum ib_wc_status status)
+{
+	if (status != IB_WC_WR_FLUSH_ERR)
+		vg_usq_error(priv);
+}
+
 static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -150,6 +164,7 @@ static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.qp_detach = vg_rxe_qp_detach,
 	.sq_post = vg_rxe_sq_post,
 	.sq_flush = vg_rxe_sq_flush,
+	.sq_error = vg_rxe_sq_error,
 };
 
 /* Whether @ibdev is an rxe device (patched or not). Any context. */

@@ -146,6 +146,7 @@ struct vg_tenant_stats {
 	u64 qp_clamps;
 	u64 ctrl_verbs;
 	u64 ctrl_wait_ns;
+	u64 qp_errors;
 	u64 mr_bytes;
 	u64 mr_refused;
 };
@@ -168,6 +169,7 @@ struct vg_tenant_stats {
  * @verb_pace: the pace of its control verbs (ctrl_pace.c)
  * @ctrl_verbs: control verbs of its processes
  * @ctrl_wait_ns: time they waited for @verb_pace
+ * @qp_errors: work requests of its processes that failed their QP
  * @mr_bytes: bytes its processes hold registered as MRs
  *	(datapath/mr_quota.c)
  * @mr_refused: registrations refused by @pol.mr_bytes_max
@@ -187,6 +189,7 @@ struct vg_ktenant {
 	struct vg_verb_pace verb_pace;
 	atomic64_t ctrl_verbs;
 	atomic64_t ctrl_wait_ns;
+	atomic64_t qp_errors;
 	atomic64_t mr_bytes;
 	atomic64_t mr_refused;
 	struct vg_tenant_pcpu __percpu *pcpu;
@@ -312,6 +315,7 @@ int vg_tenant_unregister_notifier(struct notifier_block *nb);
 void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s);
 struct vg_ktenant *vg_tenant_of_current(void);
 u64 vg_tenant_verb_charge(struct vg_ktenant *t, bool may_wait);
+void vg_tenant_qp_error(struct vg_ktenant *t);
 const char *vg_class_name(u32 class);
 const char *vg_selector_name(u32 type);
 bool vg_tenant_name_valid(const char *name);

@@ -19,7 +19,8 @@ TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
                  "mr_bytes_max"}
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
                 "split_wrs", "throttled_ns", "queued_wrs", "qp_clamps",
-                "ctrl_verbs", "ctrl_wait_ns", "mr_bytes", "mr_refused"}
+                "ctrl_verbs", "ctrl_wait_ns", "mr_bytes", "mr_refused",
+                "qp_errors"}
 DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "user_qps_enforced", "user_qps_refused", "ports_paced",
               "port_table"}

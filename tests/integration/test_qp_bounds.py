@@ -7,6 +7,7 @@ ask for. Netlink, the CLI and sysfs agree; bad values are refused and
 change nothing."""
 import json
 
+from harness.counters import stats
 from harness.rawgenl import raw_batch
 from harness.testbed import SYSFS, VGLOAD, Guest
 from harness.tenants import empty_cgroups, in_cgroup, make_cgroups
@@ -179,3 +180,66 @@ def test_bad_bounds_change_nothing(guest):
                               "timeout_min_ns": 8796093022208,
                               "rd_atomic_max": 255}
     cli_ok(g, "tenant del b")
+
+
+# Husky's error storm, paced: verbs a second and the bucket of them.
+STORM_RATE, STORM_BURST = 50, 10
+
+
+def uptime(g: Guest) -> float:
+    return float(g.run("cut -d' ' -f1 /proc/uptime", check=True).out)
+
+
+def test_failed_wrs_are_counted_and_paced_with_control_verbs(rxe_kept):
+    """Husky's error storm (issue #46): RNR-NAKed SENDs on 8 QPs that the
+    tenant's bound lets retry once, every failed QP reset and connected
+    again (vgload --mode rnr --recover). verbsgate, on the patched
+    rdma_rxe, counts each WR that failed a QP to its tenant (qp_errors:
+    sysfs and netlink agree) and charges it to the tenant's pace of
+    control verbs like a verb that does not wait: failures and the
+    modify QPs of the recoveries together stay within the pace, where
+    the verbs alone would go a fifth faster. Another tenant's QPs count
+    no failure."""
+    g = rxe_kept
+    assert g.load_verbsgate().ok
+    make_cgroups(g, ["att"])
+    cli_ok(g, "tenant add att cgroup /att class bandwidth weight 1 "
+              f"rnr-retry-max 1 ctrl-rate {STORM_RATE} "
+              f"ctrl-burst {STORM_BURST}")
+    rnr = Rnr(g)
+    try:
+        port = rnr.server()
+        before, t0 = stats(g)["att"], uptime(g)
+        res = g.run(in_cgroup("att", f"{VGLOAD} client {g.ip} --port "
+                    f"{port} --json --interval 0 --mode rnr --qps 8 "
+                    "--recover --duration 4"), 90)
+        t1, after = uptime(g), stats(g)["att"]
+        sysfs = int(g.run(f"cat {SYSFS}/tenants/att/qp_errors",
+                          check=True).out)
+        quiet = stats(g)["default"]
+    finally:
+        rnr.stop()
+        empty_cgroups(g, ["att"])
+        cli_ok(g, "tenant del att")
+        g.run("rmdir /sys/fs/cgroup/att")
+    doc = json.loads(res.out)
+    total = doc["total"]
+    failed = total["errors"].get("IBV_WC_RNR_RETRY_EXC_ERR", 0)
+    errors = after["qp_errors"] - before["qp_errors"]
+    verbs = after["ctrl_verbs"] - before["ctrl_verbs"]
+    print(f"\n{t1 - t0:.1f} s: {failed} RNR failures, "
+          f"{total['recoveries']} recoveries; verbsgate counted {errors} "
+          f"failures, {verbs} control verbs, waited "
+          f"{(after['ctrl_wait_ns'] - before['ctrl_wait_ns']) / 1e9:.2f} s")
+    assert res.ok and doc["ok"], res.out
+    assert total["recoveries"] >= 2 and failed >= 2, total
+    # Each failure vgload saw was counted once; a QP may fail after
+    # vgload's last poll, at most one per QP.
+    assert failed <= errors <= failed + 8, (failed, errors)
+    assert sysfs == after["qp_errors"]
+    assert quiet["qp_errors"] == 0, quiet
+    # A recovery is 4 modify QPs (RESET, INIT, RTR, RTS) after a
+    # failure: without the charge, the verbs alone would fill the pace.
+    assert verbs + errors <= STORM_BURST + STORM_RATE * (t1 - t0) + 1, \
+        (verbs, errors, t1 - t0)
+    assert after["ctrl_wait_ns"] > before["ctrl_wait_ns"]

@@ -94,6 +94,31 @@ static void verbpace_destroys_charge_a_burst_at_most(struct kunit *test)
 			20 * MS);
 }
 
+/*
+ * An error storm (tenant/ctrl_pace.c, vg_tenant_qp_error()): each failed
+ * work request is charged without waiting, and the QP is back only
+ * after the four modify QPs of RESET, INIT, RTR and RTS, which wait. At
+ * 100 verbs/s a storm that fails and recovers as fast as it can gets
+ * 100 / 5 = 20 rounds a second, its burst aside, not the rate of the
+ * modifies alone (25).
+ */
+static void verbpace_failures_and_recoveries_share_the_pace(struct kunit *test)
+{
+	struct vg_verb_pace p = {};
+	u64 now = T0;
+	int rounds = 0, i;
+
+	while (now < T0 + 10000 * MS) {
+		vg_verb_pace_take(&p, now, 100, 4, false);
+		for (i = 0; i < 4; i++)
+			now += vg_verb_pace_take(&p, now, 100, 4, true);
+		rounds++;
+	}
+	/* Ten seconds: 200 rounds, and the first burst's. */
+	KUNIT_EXPECT_GE(test, rounds, 200);
+	KUNIT_EXPECT_LE(test, rounds, 202);
+}
+
 /* Out of range: the largest rate and burst, a burst of at least one. */
 static void verbpace_limits(struct kunit *test)
 {
@@ -115,6 +140,7 @@ static struct kunit_case vg_verbpace_cases[] = {
 	KUNIT_CASE(verbpace_steady_rate),
 	KUNIT_CASE(verbpace_quiet_time),
 	KUNIT_CASE(verbpace_destroys_charge_a_burst_at_most),
+	KUNIT_CASE(verbpace_failures_and_recoveries_share_the_pace),
 	KUNIT_CASE(verbpace_limits),
 	{}
 };

@@ -444,6 +444,11 @@ enum verbsgate_stat_attr {
 	VERBSGATE_STAT_ATTR_MR_BYTES,
 	/* registrations refused by TENANT_MR_BYTES_MAX */
 	VERBSGATE_STAT_ATTR_MR_REFUSED,
+	/*
+	 * work requests of its processes that failed their QP (charged to
+	 * TENANT_CTRL_RATE); on devices whose driver reports them
+	 */
+	VERBSGATE_STAT_ATTR_QP_ERRORS,
 
 	__VERBSGATE_STAT_ATTR_MAX,
 	VERBSGATE_STAT_ATTR_MAX = __VERBSGATE_STAT_ATTR_MAX - 1

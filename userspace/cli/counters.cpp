@@ -33,6 +33,8 @@ const Table<Counters> &counters_table()
 			.shows(" mr_bytes %s").key("mr_bytes"),
 		row(VERBSGATE_STAT_ATTR_MR_REFUSED, &C::mr_refused)
 			.shows(" mr_refused %s").key("mr_refused"),
+		row(VERBSGATE_STAT_ATTR_QP_ERRORS, &C::qp_errors)
+			.shows(" qp_errors %s").key("qp_errors"),
 	};
 	return t;
 }

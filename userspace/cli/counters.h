@@ -20,6 +20,7 @@ struct Counters {
 	uint64_t ctrl_wait_ns = 0;	// time they slept for its pace
 	uint64_t mr_bytes = 0;		// bytes held registered as MRs now
 	uint64_t mr_refused = 0;	// registrations over its quota
+	uint64_t qp_errors = 0;		// WRs that failed their QP
 };
 
 // enum verbsgate_stat_attr
