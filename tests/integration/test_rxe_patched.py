@@ -29,6 +29,7 @@ import re
 
 from harness.counters import stats
 from harness.tenants import add_tenants, in_cgroup
+from harness.testbed import REPO
 from harness.traffic import (FULL, SQHOLD_MODULE, SQHOLD_PARAMS, gid_index,
                              stop_vgload, tool, vgload_result)
 from harness.vgcli import cli_ok, eventually
@@ -567,3 +568,46 @@ def test_read_responses_the_port_drops_are_recovered(rxe_kept):
     assert dropped > 0, shown
     assert res["ok"] and res["total"]["error_total"] == 0, res
     assert retries > 0
+
+
+REGRETRY = REPO / "tests" / "integration" / "regretry" / "vg_regretry.ko"
+REGRETRY_ROUNDS = 3
+
+
+def regretry(g) -> tuple[bool, str, dict]:
+    """Load vg_regretry (it runs at load) and unload it: (ok, kernel log,
+    rxe0's hardware counters' changes)."""
+    before, mark = hw_counters(g), g.console_mark()
+    res = g.run(f"insmod {REGRETRY} dev={g.rxe_dev} "
+                f"rounds={REGRETRY_ROUNDS} wait_ms=50", timeout=120)
+    g.run("rmmod vg_regretry")
+    after = hw_counters(g)
+    return res.ok, g.console_since(mark), {k: after[k] - before.get(k, 0)
+                                           for k in after}
+
+
+def test_reg_mr_behind_a_retried_send_runs_once(guest):
+    """A kernel ULP posts a SEND its peer has no receive for yet and a
+    REG_MR behind it, as an NVMe over RDMA host posts every command
+    behind the registration of its data, and the SEND is RNR NAKed and
+    retried: the REG_MR must be executed once. Stock rdma_rxe's
+    requester walked the queue again from the SEND at the retry and
+    executed the REG_MR a second time, which found its MR valid and
+    failed the QP ("rxe_reg_fast_mr: ... not free"; on the wire, an NVMe
+    host's I/O timed out and it reconnected); driver patch 0014."""
+    assert not guest.rxe_patched()
+    stock = regretry(guest)
+    res = guest.load_rxe(patched=True)
+    assert res.ok, res.out
+    try:
+        patched = regretry(guest)
+    finally:
+        res = guest.load_rxe(patched=False)
+    assert res.ok, res.out
+    print(f"\nstock: ok={stock[0]}, RNR NAKs {stock[2]['rcvd_rnr_err']}; "
+          f"patched: ok={patched[0]}, RNR NAKs {patched[2]['rcvd_rnr_err']}")
+    assert not stock[0] and "not free" in stock[1], stock[1]
+    assert patched[0], patched[1]
+    assert "not free" not in patched[1], patched[1]
+    # Every round's SEND was NAKed and retried at least once.
+    assert patched[2]["rcvd_rnr_err"] >= REGRETRY_ROUNDS, patched[2]

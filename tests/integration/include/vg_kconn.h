@@ -2,7 +2,7 @@
 /*
  * vg_kconn.h: connect kernel RC QPs over one RoCE device's loopback, for
  * the test bed's test-only ULPs (tests/integration/kqp, kpost, cqctx,
- * rcpair, readinv), with the buffers they move; fakedev's ULP, which
+ * rcpair, readinv, regretry), with the buffers they move; fakedev's ULP, which
  * connects over its own device, takes the buffers and the QP pair's
  * creation. Static inline functions: each module that includes it has
  * its own copy of those it uses. Never use outside the test bed.
