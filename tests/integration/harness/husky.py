@@ -37,11 +37,10 @@ What rxe lacks: no NIC caches and no PCIe, so Husky's cache and PCIe
 attacks become CPU, memory and lock contention in the driver; the
 report labels the figures emulated.
 """
-import json
 from dataclasses import asdict, dataclass, field
 from statistics import median
 
-from harness.testbed import CLI, Guest
+from harness.testbed import SYSFS, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
                              vgload_result, window_rate)
 from harness.tenants import add_tenants, in_cgroup
@@ -286,15 +285,24 @@ TOKEN_SAMPLE_S = 0.5
 
 
 def _sample_tokens(g: Guest) -> None:
-    """Records the tenants' counters and the guest's clock in TOKENS_LOG
-    every TOKEN_SAMPLE_S from now until a little after the victim's run,
-    then "end". Timed in the guest: next to a storm a command takes
-    seconds to come and go, and a window timed from here ended after the
-    victim's run."""
-    g.spawn(f"end=$(($(cut -d. -f1 /proc/uptime) + {SECONDS + 4})); "
-            f"while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do echo @; "
-            f"cat /proc/uptime; {CLI} -j stats; sleep {TOKEN_SAMPLE_S}; "
-            "done; echo end", TOKENS_LOG)
+    """Records the tenants' counters in TOKENS_LOG every TOKEN_SAMPLE_S
+    from now until a little after the victim's run, then "end": a line
+    "@ UPTIME", a line "NAME TX_BYTES CHUNKS" per tenant, a line UPTIME.
+    Timed in the guest: next to a storm a command takes seconds to come
+    and go, and a window timed from here ended after the victim's run.
+    Read by the shell's builtins from sysfs, with no process started
+    between the two readings of the clock: the sampler shares the
+    attacker's vCPU (TESTBED_CPUS), and next to its 8 processes
+    `verbsgate -j stats` between them took 0.3 to 2.3 s, which put a
+    sample's counters up to a second away from its time."""
+    g.spawn(f"s={SYSFS}/tenants; "
+            f"end=$(($(cut -d. -f1 /proc/uptime) + {SECONDS + 4})); "
+            "while read -r up _ </proc/uptime && [ ${up%.*} -lt $end ]; "
+            "do echo \"@ $up\"; for t in victim attacker; do "
+            "read -r b <$s/$t/tx_bytes && read -r c <$s/$t/chunks && "
+            "echo \"$t $b $c\"; done; read -r up _ </proc/uptime; "
+            f"echo $up; sleep {TOKEN_SAMPLE_S}; done; echo end",
+            TOKENS_LOG)
 
 
 def token_figures(samples: list[tuple[float, dict[str, int]]],
@@ -335,11 +343,15 @@ def _token_share(g: Guest) -> tuple[float, float]:
         f"tail -n 1 {TOKENS_LOG} | grep -qx end").ok, True)
     out = g.run(f"cat {TOKENS_LOG}", check=True).out
     samples = []
-    for part in out.split("@\n")[1:]:
-        uptime, counters = part.removesuffix("end\n").split("\n", 1)
-        samples.append((float(uptime.split()[0]),
-                        {t["name"]: t["tx_bytes"] + op_bytes * t["chunks"]
-                         for t in json.loads(counters)["tenants"]}))
+    for part in out.split("@ ")[1:]:
+        lines = part.removesuffix("end\n").split()
+        if len(lines) % 3 != 2:     # the run ended inside a sample
+            continue
+        names = lines[1:-1:3]
+        tokens = [int(b) + op_bytes * int(c) for b, c in
+                  zip(lines[2:-1:3], lines[3:-1:3])]
+        samples.append(((float(lines[0]) + float(lines[-1])) / 2,
+                        dict(zip(names, tokens))))
     return token_figures(samples, rate)
 
 
