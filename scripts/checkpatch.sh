@@ -14,11 +14,13 @@ files=$(find kmod tests/kunit tests/integration uapi \
 out=$(echo "$files" | xargs -n 10 -P "$(nproc)" perl \
 	"$tree/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	-f 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
-# Driver patch series: each patch as it would be mailed (named with a
-# leading ./: checkpatch.pl misreads some relative names). spdxcheck.py,
+# Driver patch series: each patch as it would be mailed, named without a
+# leading ./ (given ./driver-patches/..., checkpatch.pl checked only the
+# first 17 lines of a patch and missed the whitespace errors below them).
+# spdxcheck.py,
 # which checkpatch runs on new files, needs python3-ply; without it it
 # prints a traceback on stderr and checks nothing.
-patches=$(find ./driver-patches -name '*.patch' | sort)
+patches=$(find driver-patches -name '*.patch' | sort)
 for p in $patches; do
 	out="$out$(perl "$tree/scripts/checkpatch.pl" --strict --terse \
 		--show-types "$p" 2>/dev/null |
