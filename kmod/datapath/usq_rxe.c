@@ -144,17 +144,13 @@ static void vg_rxe_sq_flush(struct ib_qp *qp, void *priv)
 }
 
 /*
- * ->sq_error: a released WQE completed with @status and failed the QP.
- * A flush is the owner's own move of the QP to the error state (a
- * requester that runs while it happens flushes the oldest WQE through
- * this path), not a failure: not charged. As ->sq_post; takes the
- * tenant's verb_lock.
+ * ->sq_error: a released WQE completed with @status and failed the QP
+ * (rxe reports no flush). As ->sq_post; takes the tenant's verb_lock.
  */
 static void vg_rxe_sq_error(struct ib_qp *qp, void *priv,
 			    enum ib_wc_status status)
 {
-	if (status != IB_WC_WR_FLUSH_ERR)
-		vg_usq_error(priv);
+	vg_usq_error(priv);
 }
 
 static const struct rxe_sq_policy_ops vg_rxe_ops = {
