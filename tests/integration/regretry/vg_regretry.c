@@ -227,21 +227,15 @@ static int vg_regretry_run(struct vg_regretry *t, struct ib_device *ibdev)
 	return 0;
 }
 
-/* Free what vg_regretry_run() made, the QPs first (nothing in flight). */
+/* Free what vg_regretry_run() made (nothing is in flight), the MR first:
+ * vg_kconn_loop_close() frees its PD.
+ */
 static void vg_regretry_free(struct vg_regretry *t)
 {
-	struct ib_device *ibdev = t->l.ibdev;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (t->l.qp[i])
-			ib_destroy_qp(t->l.qp[i]);
-		t->l.qp[i] = NULL;
-	}
 	if (t->mr)
 		ib_dereg_mr(t->mr);
 	if (t->page) {
-		ib_dma_unmap_sg(ibdev, &t->sg, 1, DMA_BIDIRECTIONAL);
+		ib_dma_unmap_sg(t->l.ibdev, &t->sg, 1, DMA_BIDIRECTIONAL);
 		kfree(t->page);
 	}
 	vg_kconn_loop_close(&t->l);
