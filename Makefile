@@ -18,6 +18,7 @@
 #                   tenant's frontier, with and without verbsgate
 #   make husky      Husky's adversarial matrix on the wire: what verbsgate
 #                   stops, attack by attack (build/husky.md)
+#   make husky-report  docs/husky.md from the matrix's runs in docs/husky/
 #   make testbed-modes  a latency tenant next to a stream, on loopback and
 #                   on the wire, with and without verbsgate
 #   make rxe        rdma_rxe.ko with driver-patches/rdma_rxe applied
@@ -58,7 +59,7 @@ endif
 .PHONY: all module userspace test-modules deps demo check kunit unit \
 	integration checkpatch bench bench-post bench-usq soak install clean \
 	rxe rxe-conformance usq-full bench-nvme fuzz insncount wire-sweep \
-	wire-nvme testbed-modes husky
+	wire-nvme testbed-modes husky husky-report
 
 all: module userspace
 
@@ -214,13 +215,21 @@ wire-nvme: deps
 
 # Husky's attacks, each victim against each attacker on the wire, alone,
 # attacked and attacked under verbsgate (tests/integration/harness/
-# husky.py); VG_HUSKY_CELLS=reduced|all|VICTIM/ATTACKER;..., VG_HUSKY_RUNS
-# (3). Markdown to stdout and $(BUILD)/husky.md, figures to husky.json,
-# a heatmap to husky.png; about two minutes per cell and run.
+# husky.py); VG_HUSKY_CELLS=reduced|all|VICTIM/ATTACKER;... (ATTACKER *:
+# the victim's row), VG_HUSKY_RUNS (3). Markdown to stdout and
+# $(BUILD)/husky.md, figures to husky.json, a heatmap to husky.png; about
+# a minute per cell and run, the whole matrix about five hours.
 husky: deps
 	scripts/install-deps.sh python3-matplotlib
 	$(MAKE) all rxe
 	$(TARGET_PY) tests/integration/targets/husky.py
+
+# docs/husky.md and docs/husky.png from the runs of `make husky` kept in
+# docs/husky/ (each a husky.json, named after its victim).
+husky-report:
+	scripts/install-deps.sh python3-matplotlib
+	$(TARGET_PY) tests/integration/targets/husky.py --assemble \
+		docs/husky.md docs/husky/*.json
 
 # A latency tenant next to a stream on loopback and on the wire, with and
 # without verbsgate: what each mode emulates; medians of VG_MODES_ROUNDS

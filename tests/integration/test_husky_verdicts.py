@@ -147,3 +147,80 @@ def test_token_figures_keep_to_the_middle_of_the_victim_s_run():
     assert use == pytest.approx(3 / 4)
     idle = [(float(t), {"victim": 0, "attacker": t}) for t in range(16)]
     assert husky.token_figures(idle, 4.0) == (0.0, 0.0)
+
+
+def husky_target():
+    """targets/husky.py, `make husky`'s script, as a module."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).parent / "targets" / "husky.py"
+    spec = importlib.util.spec_from_file_location("husky_target", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_shard_is_a_victim_s_row(monkeypatch):
+    target = husky_target()
+    monkeypatch.setenv("VG_HUSKY_CELLS",
+                       "bulk 1 MB WRITE/*;latency WRITE 64 B/RNR storm")
+    picked = target.cells()
+    assert picked[:len(husky.ATTACKERS)] == [
+        ("bulk 1 MB WRITE", a) for a in husky.ATTACKERS]
+    assert picked[len(husky.ATTACKERS):] == [("latency WRITE 64 B",
+                                              "RNR storm")]
+    for bad in ("bulk 1 MB WRITE/nobody", "nobody/*", "bulk 1 MB WRITE"):
+        monkeypatch.setenv("VG_HUSKY_CELLS", bad)
+        with pytest.raises(SystemExit, match="no cell"):
+            target.cells()
+
+
+def shard(victim: str, attackers: list[str], when: str,
+          errors: list[str]) -> dict:
+    """A made-up run of @victim's cells: alone 10 Mbit/s, 4 next to each
+    attacker unloaded, 9 with verbsgate."""
+    def at_port(f: Figures) -> Figures:
+        f.port["bytes"] = 30e6
+        return f
+    base = husky.Baseline(victim, [fig(10)] * 3, [fig(9.5)] * 3)
+    cells = []
+    for attacker in attackers:
+        cell = husky.Cell(victim, attacker, [at_port(fig(4))] * 3,
+                          [at_port(fig(9))] * 3, [True] * 3)
+        cells.append(cell.summary(base))
+    return {"meta": {"started": when, "minutes": 40.0,
+                     "cells": f"{victim}/*", "runs": 3, "cpus": 2,
+                     "cpu": "a CPU", "commit": "0123456789ab",
+                     "errors": errors}, "cells": cells}
+
+
+def test_the_report_puts_shards_together_in_the_matrix_s_order(tmp_path):
+    """Each cell in the row of its victim and the column of its attacker
+    however the shards came, the alone figures from the victim's
+    baseline, and each shard's date, commit and console named."""
+    import json
+    target = husky_target()
+    attackers = list(husky.ATTACKERS)
+    shards = [shard("bulk 1 MB READ", attackers[:2], "2026-12-06 10:00 UTC",
+                    ["WARNING: CPU: 1 PID: 7 at x.c:1 f"]),
+              shard("bulk 1 MB WRITE", attackers[1::-1],
+                    "2026-12-05 13:00 UTC", [])]
+    paths = []
+    for n, s in enumerate(shards):
+        paths.append(tmp_path / f"{n}.json")
+        paths[-1].write_text(json.dumps(s))
+    target.assemble(tmp_path / "husky.md", [str(p) for p in paths])
+    text = (tmp_path / "husky.md").read_text()
+    rows = [line for line in text.splitlines()
+            if line.startswith("| bulk 1 MB")]
+    assert [r.split(" | ")[:2] for r in rows] == [
+        ["| bulk 1 MB WRITE", attackers[0]],
+        ["| bulk 1 MB WRITE", attackers[1]],
+        ["| bulk 1 MB READ", attackers[0]],
+        ["| bulk 1 MB READ", attackers[1]]]
+    assert all("| 10.0 Mbit/s, 1000/s | 4.0 Mbit/s" in r for r in rows)
+    assert all("**stopped**" in r for r in rows)
+    assert "4 cells: 4 stopped by verbsgate" in text
+    assert "2026-12-06 10:00 UTC" in text and "0123456789ab" in text
+    assert "1 kernel errors:" in text and "x.c:1" in text
+    assert "no warning, oops or blocked task" in text

@@ -14,7 +14,9 @@ the medians:
   set it) and the device paced at ON_PACING;
 
 and, to tell what verbsgate's pacing costs the victim from what the
-attacker does, alone_on: the victim by itself under verbsgate.
+attacker does, alone_on: the victim by itself under verbsgate. The runs
+without an attacker (alone, alone_on and a latency victim's next to
+BENIGN) are a victim's Baseline, taken once before its cells.
 
 Verdicts follow Husky (nsdi23, §5): a throughput victim passes when its
 bytes/s and its messages/s are both at least (1 - alpha) x the smaller
@@ -398,31 +400,46 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
 
 
 @dataclass
+class Baseline:
+    """A victim's runs without an attacker, taken once for all its
+    cells (run_baseline()): alone, verbsgate unloaded; alone_on, under
+    verbsgate as load_paced() sets it up; and a latency victim's runs
+    next to BENIGN under verbsgate."""
+    victim: str
+    alone: list[Figures] = field(default_factory=list)
+    alone_on: list[Figures] = field(default_factory=list)
+    benign: list[Figures] = field(default_factory=list)
+
+    @property
+    def benign_p99(self) -> float:
+        return median(f.p99_us for f in self.benign) if self.benign else 0.0
+
+
+@dataclass
 class Cell:
-    """A cell's runs, each way, and what the attacker managed."""
+    """A cell's runs next to the attacker, each way, and what the
+    attacker managed."""
     victim: str
     attacker: str
-    alone: list[Figures] = field(default_factory=list)
     off: list[Figures] = field(default_factory=list)
     on: list[Figures] = field(default_factory=list)
-    alone_on: list[Figures] = field(default_factory=list)
     attacker_ok: list[bool] = field(default_factory=list)
     attacker_errors: list[str] = field(default_factory=list)
 
-    WAYS = ("alone", "off", "on", "alone_on")
-
-    def summary(self, benign_p99: float = 0.0) -> dict:
-        m = {way: medians(getattr(self, way)) for way in self.WAYS}
+    def summary(self, base: Baseline) -> dict:
+        ways = {"alone": base.alone, "off": self.off, "on": self.on,
+                "alone_on": base.alone_on}
+        m = {way: medians(runs) for way, runs in ways.items()}
         v = verdict(VICTIMS[self.victim], m["alone"], m["off"], m["on"],
-                    benign_p99)
+                    base.benign_p99)
         return {"victim": self.victim, "attacker": self.attacker,
                 **{way: asdict(f) for way, f in m.items()},
-                "benign_p99_us": benign_p99,
+                "benign_p99_us": base.benign_p99,
                 "verdict": v, "label": label(v),
                 "attacker_ok": self.attacker_ok,
                 "attacker_errors": self.attacker_errors, "runs": {
-                    way: [asdict(f) for f in getattr(self, way)]
-                    for way in self.WAYS}}
+                    way: [asdict(f) for f in runs]
+                    for way, runs in ways.items()}}
 
 
 def load_paced(g: Guest, victim: Role):
@@ -436,20 +453,41 @@ def load_paced(g: Guest, victim: Role):
     cli_ok(g, f"dev set {g.rxe_dev} {ON_PACING} enforce on")
 
 
+def run_baseline(g: Guest, w: Wire, victim: str, runs: int, port: int
+                 ) -> Baseline:
+    """@victim's Baseline: @runs rounds of alone, then alone_on and (a
+    latency victim) next to BENIGN in the attacker's cgroup in one load
+    of verbsgate. A victim's runs without an attacker are the same for
+    each of its cells: taken once, they halve what a cell costs (its
+    rounds run off and on only). Ports from @port on, thirty per round."""
+    base = Baseline(victim)
+    v = VICTIMS[victim]
+    for _ in range(runs):
+        base.alone.append(run_once(g, w, v, None, port)[0])
+        load_paced(g, v)
+        try:
+            base.alone_on.append(run_once(g, w, v, None, port + 10)[0])
+            if v.kind == "latency":
+                base.benign.append(run_once(g, w, v, BENIGN, port + 20)[0])
+        finally:
+            g.unload_verbsgate()
+        port += 30
+    return base
+
+
 def run_cell(g: Guest, w: Wire, victim: str, attacker: str, runs: int,
              port: int) -> Cell:
-    """@runs rounds of the four ways (module docstring), verbsgate
-    unloaded before and after. Ports from @port on, forty per run."""
+    """@runs rounds of the victim next to the attacker, verbsgate
+    unloaded, then loaded (load_paced()) and unloaded again. Ports from
+    @port on, twenty per round."""
     cell = Cell(victim, attacker)
     v, a = VICTIMS[victim], ATTACKERS[attacker]
     for _ in range(runs):
-        cell.alone.append(run_once(g, w, v, None, port)[0])
-        fig, others = run_once(g, w, v, a, port + 10)
+        fig, others = run_once(g, w, v, a, port)
         cell.off.append(fig)
         load_paced(g, v)
         try:
-            fig, others_on = run_once(g, w, v, a, port + 20)
-            cell.alone_on.append(run_once(g, w, v, None, port + 30)[0])
+            fig, others_on = run_once(g, w, v, a, port + 10)
         finally:
             g.unload_verbsgate()
         cell.on.append(fig)
@@ -457,21 +495,5 @@ def run_cell(g: Guest, w: Wire, victim: str, attacker: str, runs: int,
         cell.attacker_errors += [r.get("error") or r.get("end_reason", "")
                                  for r in others + others_on
                                  if not r.get("ok")]
-        port += 40
+        port += 20
     return cell
-
-
-def benign_p99(g: Guest, w: Wire, victim: str, runs: int, port: int
-               ) -> float:
-    """A latency victim's median p99 next to BENIGN in the attacker's
-    cgroup (same weight), verbsgate loaded."""
-    v = VICTIMS[victim]
-    p99s = []
-    load_paced(g, v)
-    try:
-        for _ in range(runs):
-            p99s.append(run_once(g, w, v, BENIGN, port)[0].p99_us)
-            port += 10
-    finally:
-        g.unload_verbsgate()
-    return median(p99s)

@@ -8,22 +8,32 @@ rdma_rxe (user QPs are governed only there).
 
 VG_HUSKY_CELLS picks cells: "reduced" (the list `make check` is to
 assert), "all" (every victim against every attacker, the default), or
-"VICTIM/ATTACKER;..." by name.
+"VICTIM/ATTACKER;..." by name, where ATTACKER "*" is every attacker (a
+shard of the matrix: one victim's row).
 
-Markdown to stdout and build/husky.md, every run's figures to
-build/husky.json, and a heatmap of the verdicts to build/husky.png when
-python3-matplotlib is installed (`make husky` installs it). Emulated
-(rxe in QEMU TCG): only the ratios within one table mean anything. About
-two minutes per cell and run.
+Markdown to stdout and build/husky.md, every run's figures and the
+run's date, command, machine and commit to build/husky.json, and a
+heatmap of the verdicts to build/husky.png when python3-matplotlib is
+installed (`make husky` installs it). Emulated (rxe in QEMU TCG): only
+the ratios within one table mean anything. About a minute per cell and
+run, and four per victim for its runs without an attacker.
+
+`husky.py --assemble OUT.md SHARD.json...` writes one report (and its
+heatmap next to it, OUT.png) from several runs' JSON, each named with
+its date, command, machine and commit: `make husky-report` assembles
+docs/husky.md from the shards kept in docs/husky/.
 """
+import json
 import os
 import platform
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from harness import husky
 from harness.reports import build_report
-from harness.testbed import BUILD_DIR, Guest
+from harness.testbed import BUILD_DIR, REPO, Guest
 from harness.wire import LABEL, LINE_RATE, PORT_QUEUE
 
 RUNS = int(os.environ.get("VG_HUSKY_RUNS", "3"))
@@ -38,11 +48,13 @@ def cells() -> list[tuple[str, str]]:
     out = []
     for item in pick.split(";"):
         victim, _, attacker = item.partition("/")
-        if victim not in husky.VICTIMS or attacker not in husky.ATTACKERS:
+        if victim not in husky.VICTIMS or (
+                attacker != "*" and attacker not in husky.ATTACKERS):
             sys.exit(f"husky: no cell {item!r}; victims: "
                      f"{', '.join(husky.VICTIMS)}; attackers: "
-                     f"{', '.join(husky.ATTACKERS)}")
-        out.append((victim, attacker))
+                     f"{', '.join(husky.ATTACKERS)}, or *")
+        out += [(victim, a) for a in (husky.ATTACKERS if attacker == "*"
+                                      else [attacker])]
     return out
 
 
@@ -116,38 +128,43 @@ def heatmap(summaries: list[dict], path) -> str:
     return f"heatmap: {path.name}"
 
 
-def main():
-    picked = cells()
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    summaries = []
-    with Guest() as g:
-        res = g.load_rxe(patched=True)
-        assert res.ok, res.out
-        port = 20000
-        with husky.cell_wire(g) as w:
-            benign = {}
-            for victim, attacker in picked:
-                if husky.VICTIMS[victim].kind == "latency" and \
-                        victim not in benign:
-                    benign[victim] = husky.benign_p99(g, w, victim, RUNS,
-                                                      port)
-                    port += 10 * RUNS
-                cell = husky.run_cell(g, w, victim, attacker, RUNS, port)
-                port += 40 * RUNS
-                summaries.append(cell.summary(benign.get(victim, 0.0)))
-                print(row(summaries[-1]), flush=True)
-        # Every warning, oops or blocked task the matrix caused.
-        errors = g.kernel_errors()
+def commit() -> str:
+    """The commit the run was built from, "+changes" when the tree had
+    uncommitted changes to tracked files."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(REPO), *args],
+                              capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain",
+                                     "--untracked-files=no") else "")
+
+
+def shard_line(meta: dict) -> str:
+    return (f"{meta['started']}, `VG_HUSKY_CELLS='{meta['cells']}' "
+            f"VG_HUSKY_RUNS={meta['runs']} make husky` at {meta['commit']}, "
+            f"on a {meta['cpus']}-CPU {meta['cpu']}, "
+            f"{meta['minutes']:.0f} min; the guest's console: " +
+            (f"{len(meta['errors'])} kernel errors:\n\n" +
+             "\n".join(f"    {e}" for e in meta["errors"]) + "\n"
+             if meta["errors"] else "no warning, oops or blocked task."))
+
+
+def render(shards: list[dict]) -> str:
+    """One report of @shards' cells (each shard: its run's "meta" and
+    "cells"), in the matrix's order, after the runs they come from."""
+    order = {(v, a): n for n, (v, a) in enumerate(
+        (v, a) for v in husky.VICTIMS for a in husky.ATTACKERS)}
+    summaries = sorted((s for shard in shards for s in shard["cells"]),
+                       key=lambda s: order[s["victim"], s["attacker"]])
+    runs = sorted({shard["meta"]["runs"] for shard in shards})
     stopped = sum(s["label"] == "stopped" for s in summaries)
     ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
     worse = sum(s["label"] == "worse with verbsgate" for s in summaries)
     goal = sum(s["verdict"]["effective"] and s["verdict"]["on_goal"]
                for s in summaries)
-    text = "\n".join([
+    return "\n".join([
         f"# Husky's attacks against verbsgate, {LABEL}", "",
-        f"{started}, `VG_HUSKY_CELLS={os.environ.get('VG_HUSKY_CELLS', 'all')}"
-        f" VG_HUSKY_RUNS={RUNS} make husky`, on a {os.cpu_count()}-CPU "
-        f"{cpu_model()}. Wire: "
+        "Wire: "
         f"{LINE_RATE} port, {PORT_QUEUE} queue; victim and attacker pinned "
         "to vCPU 0 and 1, each receiving its own packets there, "
         "unprivileged; verbsgate with both tenants at "
@@ -155,7 +172,9 @@ def main():
         f"rxe0 {husky.ON_PACING}`; \"alone, on\": the victim by itself "
         "under verbsgate, what its pacing costs. Victims measured "
         f"over seconds {husky.WINDOW[0]}-{husky.WINDOW[1]} of "
-        f"{husky.SECONDS} s runs; medians of {RUNS} runs. Pass: at least "
+        f"{husky.SECONDS} s runs; medians of "
+        f"{'/'.join(map(str, runs))} runs; a victim's runs without an "
+        "attacker are taken once, before its cells. Pass: at least "
         f"{1 - husky.ALPHA:.2f} x min(alone, fair share) in bytes/s and "
         f"messages/s (latency victims: p99 at most {1 + husky.ALPHA:.2f} x "
         "max(alone, next to a benign stream under verbsgate: "
@@ -172,15 +191,55 @@ def main():
         "port MB / drops, on | attacker's MB completed, off / on |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[row(s) for s in summaries], "",
-        "The guest's console: " + (f"{len(errors)} kernel errors:\n\n" +
-                                   "\n".join(f"    {e}" for e in errors)
-                                   if errors else
-                                   "no warning, oops or blocked task.")])
+        "Runs:", "",
+        *[f"- {shard_line(shard['meta'])}" for shard in shards]])
+
+
+def assemble(out: Path, paths: list[str]) -> None:
+    shards = [json.loads(Path(p).read_text()) for p in paths]
+    text = render(shards)
+    out.write_text(text + "\n")
+    print(text)
+    print(heatmap([s for shard in shards for s in shard["cells"]],
+                  out.with_suffix(".png")))
+
+
+def main():
+    picked = cells()
+    started = time.time()
+    summaries = []
+    with Guest() as g:
+        res = g.load_rxe(patched=True)
+        assert res.ok, res.out
+        port = 20000
+        with husky.cell_wire(g) as w:
+            for victim in dict.fromkeys(v for v, _ in picked):
+                base = husky.run_baseline(g, w, victim, RUNS, port)
+                port += 30 * RUNS
+                for attacker in (a for v, a in picked if v == victim):
+                    cell = husky.run_cell(g, w, victim, attacker, RUNS, port)
+                    port += 20 * RUNS
+                    summaries.append(cell.summary(base))
+                    print(row(summaries[-1]), flush=True)
+        # Every warning, oops or blocked task the matrix caused.
+        errors = g.kernel_errors()
+    meta = {"started": time.strftime("%Y-%m-%d %H:%M UTC",
+                                     time.gmtime(started)),
+            "minutes": (time.time() - started) / 60,
+            "cells": os.environ.get("VG_HUSKY_CELLS", "all"), "runs": RUNS,
+            "cpus": os.cpu_count(), "cpu": cpu_model(), "commit": commit(),
+            "errors": errors}
+    shard = {"meta": meta, "cells": summaries}
     print(heatmap(summaries, BUILD_DIR / "husky.png"))
-    build_report("husky.md", text, {"cells": summaries, "errors": errors})
+    build_report("husky.md", render([shard]), shard)
     if errors:
         sys.exit("husky: the guest's kernel reported errors (above)")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--assemble"] and len(sys.argv) > 3:
+        assemble(Path(sys.argv[2]), sys.argv[3:])
+    elif sys.argv[1:]:
+        sys.exit("usage: husky.py [--assemble OUT.md SHARD.json...]")
+    else:
+        main()
