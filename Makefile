@@ -225,11 +225,12 @@ husky: deps
 	$(TARGET_PY) tests/integration/targets/husky.py
 
 # docs/husky.md and docs/husky.png from the runs of `make husky` kept in
-# docs/husky/ (each a husky.json, named after its victim).
+# docs/husky/ (each a husky.json, named after its victim) and the notes
+# there that explain the verdicts (docs/husky/*.md).
 husky-report:
 	scripts/install-deps.sh python3-matplotlib
 	$(TARGET_PY) tests/integration/targets/husky.py --assemble \
-		docs/husky.md docs/husky/*.json
+		docs/husky.md docs/husky/*.json docs/husky/*.md
 
 # A latency tenant next to a stream on loopback and on the wire, with and
 # without verbsgate: what each mode emulates; medians of VG_MODES_ROUNDS

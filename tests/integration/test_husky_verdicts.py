@@ -209,8 +209,11 @@ def test_the_report_puts_shards_together_in_the_matrix_s_order(tmp_path):
     for n, s in enumerate(shards):
         paths.append(tmp_path / f"{n}.json")
         paths[-1].write_text(json.dumps(s))
-    target.assemble(tmp_path / "husky.md", [str(p) for p in paths])
+    (tmp_path / "why.md").write_text("## Why\n\nBecause.\n")
+    target.assemble(tmp_path / "husky.md",
+                    [str(p) for p in paths] + [str(tmp_path / "why.md")])
     text = (tmp_path / "husky.md").read_text()
+    assert text.endswith("\n\n## Why\n\nBecause.\n")
     rows = [line for line in text.splitlines()
             if line.startswith("| bulk 1 MB")]
     assert [r.split(" | ")[:2] for r in rows] == [

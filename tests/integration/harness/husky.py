@@ -435,11 +435,14 @@ class Cell:
         return {"victim": self.victim, "attacker": self.attacker,
                 **{way: asdict(f) for way, f in m.items()},
                 "benign_p99_us": base.benign_p99,
+                "benign": asdict(medians(base.benign)) if base.benign
+                else None,
                 "verdict": v, "label": label(v),
                 "attacker_ok": self.attacker_ok,
                 "attacker_errors": self.attacker_errors, "runs": {
                     way: [asdict(f) for f in runs]
-                    for way, runs in ways.items()}}
+                    for way, runs in (*ways.items(),
+                                      ("benign", base.benign))}}
 
 
 def load_paced(g: Guest, victim: Role):

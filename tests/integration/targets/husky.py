@@ -18,10 +18,11 @@ installed (`make husky` installs it). Emulated (rxe in QEMU TCG): only
 the ratios within one table mean anything. About a minute per cell and
 run, and four per victim for its runs without an attacker.
 
-`husky.py --assemble OUT.md SHARD.json...` writes one report (and its
-heatmap next to it, OUT.png) from several runs' JSON, each named with
-its date, command, machine and commit: `make husky-report` assembles
-docs/husky.md from the shards kept in docs/husky/.
+`husky.py --assemble OUT.md SHARD.json... [NOTES.md...]` writes one
+report (and its heatmap next to it, OUT.png) from several runs' JSON,
+each named with its date, command, machine and commit, followed by the
+notes: `make husky-report` assembles docs/husky.md from the shards and
+the notes kept in docs/husky/.
 """
 import json
 import os
@@ -79,14 +80,17 @@ def row(s: dict) -> str:
             return f"p99 {f['p99_us'] / 1000:.2f} ms"
         return f"{mbit(f['bytes_s'])} Mbit/s, {f['ops_s']:.0f}/s"
     yes = {True: "pass", False: "fail"}
-    port = s["on"]["port"]
+    off, on = s["off"]["port"], s["on"]["port"]
     benign = (f"p99 {s['benign_p99_us'] / 1000:.2f} ms" if latency
               else "—")
+    if s.get("benign"):     # what the benign stream put on the port
+        benign += f", port {s['benign']['port']['bytes'] / 1e6:.1f} MB"
     return (f"| {s['victim']} | {s['attacker']} | {fig('alone')} | "
             f"{fig('off')} | {fig('on')} | {fig('alone_on')} | {benign} | "
             f"{yes[v['off_alpha']]} | "
             f"{yes[v['on_alpha']]} | {yes[v['on_goal']]} | **{s['label']}** "
-            f"| {port['bytes'] / 1e6:.1f} / {port['drops']:.0f} "
+            f"| {off['bytes'] / 1e6:.1f} / {on['bytes'] / 1e6:.1f} "
+            f"| {off['drops']:.0f} / {on['drops']:.0f} "
             f"| {s['off']['attacker_bytes'] / 1e6:.1f} / "
             f"{s['on']['attacker_bytes'] / 1e6:.1f} |"
             + ("" if all(s["attacker_ok"]) else " attacker failed"))
@@ -188,16 +192,21 @@ def render(shards: list[dict]) -> str:
         "| victim | attacker | alone | attacked, off | attacked, on | "
         "alone, on | next to a benign stream, on | off α=.25 | "
         "on α=.25 | on α=.10 | verdict | "
-        "port MB / drops, on | attacker's MB completed, off / on |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "port MB, off / on | port drops, off / on | "
+        "attacker's MB completed, off / on |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[row(s) for s in summaries], "",
         "Runs:", "",
         *[f"- {shard_line(shard['meta'])}" for shard in shards]])
 
 
 def assemble(out: Path, paths: list[str]) -> None:
-    shards = [json.loads(Path(p).read_text()) for p in paths]
-    text = render(shards)
+    """@out from the runs' JSON among @paths, and after the table the
+    text of those that end in .md (what explains the verdicts)."""
+    shards = [json.loads(Path(p).read_text()) for p in paths
+              if not p.endswith(".md")]
+    text = "\n\n".join([render(shards)] + [
+        Path(p).read_text().strip() for p in paths if p.endswith(".md")])
     out.write_text(text + "\n")
     print(text)
     print(heatmap([s for shard in shards for s in shard["cells"]],
@@ -240,6 +249,7 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--assemble"] and len(sys.argv) > 3:
         assemble(Path(sys.argv[2]), sys.argv[3:])
     elif sys.argv[1:]:
-        sys.exit("usage: husky.py [--assemble OUT.md SHARD.json...]")
+        sys.exit("usage: husky.py [--assemble OUT.md SHARD.json... "
+                 "[NOTES.md...]]")
     else:
         main()
