@@ -61,6 +61,9 @@ const std::pair<const char *, Access> access_table[] = {
 	{ "seq", Access::Sequential }, { "sequential", Access::Sequential },
 	{ "random", Access::Random },
 };
+const std::pair<const char *, LatencyFrom> latency_from_table[] = {
+	{ "post", LatencyFrom::Post }, { "due", LatencyFrom::Due },
+};
 const std::pair<const char *, PollMode> poll_table[] = {
 	{ "busy", PollMode::Busy }, { "event", PollMode::Event },
 };
@@ -164,6 +167,13 @@ const std::vector<OptDef> &option_table()
 		  [](Options &o, const std::string &v) {
 			  o.rate = double(parse_count(v, "--rate"));
 		  } },
+		{ "latency-from", "post|due", CLI,
+		  "time an operation from its post (default), or from when --rate made it due: "
+		  "a stall then counts for every operation it held back, and missed ones are "
+		  "all posted as soon as there is room",
+		  [](Options &o, const std::string &v) {
+			  o.latency_from = pick(v, "--latency-from", latency_from_table);
+		  } },
 		{ "warmup", "SEC", CLI, "unmeasured time before the run (default 0)",
 		  [](Options &o, const std::string &v) {
 			  o.warmup_s = parse_seconds(v, "--warmup");
@@ -260,6 +270,10 @@ const char *op_name(Op o) { return name_of(o, op_table); }
 const char *qp_type_name(QpType t) { return name_of(t, qp_table); }
 const char *access_name(Access a) { return name_of(a, access_table); }
 const char *poll_name(PollMode p) { return name_of(p, poll_table); }
+const char *latency_from_name(LatencyFrom l)
+{
+	return name_of(l, latency_from_table);
+}
 
 bool is_storm(Mode m)
 {
@@ -411,6 +425,8 @@ void validate(Options &o)
 	if (o.recover && (o.mode != Mode::Rnr || o.op != Op::Send ||
 			  o.qp_type != QpType::RC || o.post_recv))
 		throw UsageError("--recover needs --mode rnr, RC SENDs into no receives");
+	if (o.latency_from == LatencyFrom::Due && (is_storm(o.mode) || o.rate <= 0))
+		throw UsageError("--latency-from due needs --rate: operations are due on its schedule");
 	if (o.post_list > o.depth)
 		throw UsageError("--post-list " + std::to_string(o.post_list) +
 				 " exceeds --depth " + std::to_string(o.depth));
@@ -436,7 +452,8 @@ std::string usage()
 	     "\n"
 	     "RDMA traffic engine for victims and attackers (libibverbs). The client drives\n"
 	     "the run and sends its configuration to the server, which mirrors its QPs and MRs.\n"
-	     "Latency is post-to-completion time per operation from CLOCK_MONOTONIC.\n"
+	     "Latency is post-to-completion time per operation from CLOCK_MONOTONIC\n"
+	     "(with --rate and --latency-from due: from when the operation was due).\n"
 	     "\nOPTIONS (roles in brackets)\n";
 	for (const auto &d : option_table()) {
 		std::string left = std::string("  --") + d.name;

@@ -29,6 +29,8 @@ enum class Op { Write, WriteImm, Read, Send, Cas, Faa };
 enum class QpType { RC, UC, UD };
 enum class Access { Sequential, Random };
 enum class PollMode { Busy, Event };
+// What a traffic operation's latency is timed from.
+enum class LatencyFrom { Post, Due };
 
 struct Options {
 	Role role = Role::Client;
@@ -52,6 +54,7 @@ struct Options {
 	double duration_s = 5;
 	uint64_t iters = 0;             // operations per QP; 0: run for duration
 	double rate = 0;                // offered ops/s over all threads; 0: max
+	LatencyFrom latency_from = LatencyFrom::Post;
 	double warmup_s = 0;
 	double interval_s = 1;          // 0: no interval reports
 	PollMode poll = PollMode::Busy;
@@ -100,6 +103,7 @@ const char *op_name(Op o);
 const char *qp_type_name(QpType t);
 const char *access_name(Access a);
 const char *poll_name(PollMode p);
+const char *latency_from_name(LatencyFrom l);
 
 bool is_storm(Mode m);
 bool is_atomic(Op o);

@@ -8,7 +8,7 @@ namespace vgload {
 
 Pacer::Pacer(double ops_per_s, uint32_t burst)
 	: interval_ns_(ops_per_s > 0 ? 1e9 / ops_per_s : 0),
-	  burst_(std::max<uint32_t>(burst, 1))
+	  burst_(burst)
 {
 }
 
@@ -24,7 +24,7 @@ uint64_t Pacer::allowed(uint64_t now) const
 		return 0;
 	uint64_t due = uint64_t(std::floor((t - next_) / interval_ns_)) + 1;
 
-	return std::min<uint64_t>(due, burst_);
+	return burst_ ? std::min<uint64_t>(due, burst_) : due;
 }
 
 void Pacer::consume(uint64_t n, uint64_t now)
@@ -32,10 +32,12 @@ void Pacer::consume(uint64_t n, uint64_t now)
 	if (!limited())
 		return;
 	// Forget debt older than one burst before advancing.
-	double floor_t = double(now) - double(burst_ - 1) * interval_ns_;
+	if (burst_) {
+		double floor_t = double(now) - double(burst_ - 1) * interval_ns_;
 
-	if (next_ < floor_t)
-		next_ = floor_t;
+		if (next_ < floor_t)
+			next_ = floor_t;
+	}
 	next_ += double(n) * interval_ns_;
 }
 

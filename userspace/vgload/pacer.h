@@ -3,7 +3,10 @@
 //
 // Operation k is due at start + k * interval. A worker that fell behind
 // (its QPs were full) may catch up by at most `burst` operations: a paced
-// tenant must not turn a stall into an unbounded burst.
+// tenant must not turn a stall into an unbounded burst. With burst 0 the
+// schedule is kept whatever happens: every operation missed during a
+// stall stays due, as it does for a client whose requests arrive on a
+// clock of their own (--latency-from due).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +15,7 @@ namespace vgload {
 
 class Pacer {
 public:
-	// ops_per_s <= 0: unlimited. burst >= 1.
+	// ops_per_s <= 0: unlimited. burst 0: the schedule is kept.
 	Pacer(double ops_per_s = 0, uint32_t burst = 1);
 
 	bool limited() const { return interval_ns_ > 0; }
@@ -27,12 +30,18 @@ public:
 	// Absolute time at which the next operation becomes due.
 	uint64_t next_due() const { return uint64_t(next_); }
 
+	// Absolute time at which the operation @n after the next is due.
+	uint64_t due(uint64_t n) const
+	{
+		return uint64_t(next_ + double(n) * interval_ns_);
+	}
+
 	double interval_ns() const { return interval_ns_; }
 
 private:
 	double interval_ns_ = 0;
 	double next_ = 0;
-	uint32_t burst_ = 1;
+	uint32_t burst_ = 1;            // 0: unbounded
 };
 
 }  // namespace vgload

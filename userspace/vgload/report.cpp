@@ -112,6 +112,7 @@ static void config_json(JsonWriter &w, const Options &o)
 	w.kv("duration_s", o.duration_s);
 	w.kv("iters", o.iters);
 	w.kv("rate", o.rate);
+	w.kv("latency_from", latency_from_name(o.latency_from));
 	w.kv("warmup_s", o.warmup_s);
 	w.kv("interval_s", o.interval_s);
 	w.kv("timeout_s", effective_timeout_s(o));

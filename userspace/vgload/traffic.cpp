@@ -12,7 +12,8 @@ namespace vgload {
 
 TrafficWorker::TrafficWorker(WorkerPlan plan)
 	: p_(std::move(plan)),
-	  pacer_(p_.rate, std::max<uint32_t>(p_.o->post_list, 1)),
+	  pacer_(p_.rate, p_.o->latency_from == LatencyFrom::Due
+				  ? 0 : std::max<uint32_t>(p_.o->post_list, 1)),
 	  pattern_(p_.o->access, p_.o->mrs, p_.o->mr_size, p_.o->size, p_.seed,
 		   p_.index),
 	  wrs_(p_.o->post_list), sges_(p_.o->post_list), wcs_(64)
@@ -123,8 +124,13 @@ bool TrafficWorker::post_batch(uint32_t qi, uint32_t n, uint64_t now)
 	uint32_t k = rc ? uint32_t(bad ? bad - wrs_.data() : 0) : n;
 	const uint32_t depth = o.depth;
 
+	// Timed from when each was due: a stall that held operations back
+	// counts for each of them, not only for the one it delayed.
+	const bool from_due = o.latency_from == LatencyFrom::Due;
+
 	for (uint32_t i = 0; i < k; i++)
-		q.ts[(q.head + q.outstanding + i) % depth] = now;
+		q.ts[(q.head + q.outstanding + i) % depth] =
+			from_due ? std::min(pacer_.due(i), now) : now;
 	q.outstanding += k;
 	q.posted += k;
 	posted_ops_ += k;
@@ -261,9 +267,13 @@ void TrafficWorker::wait_idle(uint64_t now)
 		}
 		return;
 	}
-	if (!out && pacer_.limited() && pacer_.next_due() > now) {
+	if (!out && pacer_.limited() && pacer_.next_due() > now &&
+	    o.latency_from != LatencyFrom::Due) {
 		// Nothing in flight: sleep instead of spinning until the next
-		// operation is due.
+		// operation is due. Not when operations are timed from when
+		// they are due: how late the sleep ends would count in the
+		// latency of each (in a TCG guest by half a millisecond at the
+		// median).
 		sleep_until_ns(std::min<uint64_t>(pacer_.next_due(), now + 10000000ull));
 	}
 }

@@ -172,6 +172,21 @@ TEST(Options, CrossChecks)
 	EXPECT_EQ(opts({ "client", "h", "--size", "1M" }).mr_size, 1u << 20);
 }
 
+TEST(Options, LatencyFromDueNeedsARate)
+{
+	EXPECT_EQ(opts({ "client", "h" }).latency_from, LatencyFrom::Post);
+	EXPECT_EQ(opts({ "client", "h", "--rate", "500", "--latency-from", "due" })
+			  .latency_from,
+		  LatencyFrom::Due);
+	EXPECT_STREQ(latency_from_name(LatencyFrom::Due), "due");
+	// Without a schedule there is no due time to count from.
+	EXPECT_THROW(parse({ "client", "h", "--latency-from", "due" }), UsageError);
+	EXPECT_THROW(parse({ "client", "--mode", "mr-storm", "--rate", "10",
+			     "--latency-from", "due" }),
+		     UsageError);
+	EXPECT_THROW(parse({ "client", "h", "--latency-from", "sched" }), UsageError);
+}
+
 TEST(Options, ItersReplaceDuration)
 {
 	Options o = opts({ "client", "h", "--iters", "1000" });

@@ -59,6 +59,23 @@ TEST(Pacer, CatchUpIsBoundedByBurst)
 	EXPECT_EQ(p.next_due(), 101 * ms);
 }
 
+TEST(Pacer, KeptScheduleLeavesEveryMissedOperationDue)
+{
+	Pacer p(1000, 0);  // --latency-from due
+	const uint64_t ms = 1000000;
+
+	p.start(0);
+	p.consume(1, 0);
+	// Stalled for 100 ms: the 100 operations due meanwhile all may go,
+	// each with the time it was due.
+	EXPECT_EQ(p.allowed(100 * ms), 100u);
+	EXPECT_EQ(p.due(0), 1 * ms);
+	EXPECT_EQ(p.due(99), 100 * ms);
+	p.consume(3, 100 * ms);
+	EXPECT_EQ(p.next_due(), 4 * ms);
+	EXPECT_EQ(p.allowed(100 * ms), 97u);
+}
+
 TEST(Pacer, PerThreadSplit)
 {
 	// --rate 10k over 4 threads: 2500 ops/s each, 400 us apart.
