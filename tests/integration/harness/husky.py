@@ -160,7 +160,7 @@ REDUCED = [
     ("latency WRITE 64 B", "bulk WRITE x 16 QPs"),
     ("bulk 1 MB WRITE", "message-rate storm"),
     ("bulk 1 MB WRITE", "reg/dereg storm"),
-    ("latency WRITE 64 B", "RNR storm"),
+    ("latency WRITE 64 B", "error storm"),
     ("bulk 1 MB WRITE", "8 processes x 4 QPs"),
 ]
 
