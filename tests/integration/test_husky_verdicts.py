@@ -227,3 +227,27 @@ def test_the_report_puts_shards_together_in_the_matrix_s_order(tmp_path):
     assert "2026-12-06 10:00 UTC" in text and "0123456789ab" in text
     assert "1 kernel errors:" in text and "x.c:1" in text
     assert "no warning, oops or blocked task" in text
+
+
+def test_the_heatmap_has_the_table_s_order(tmp_path, monkeypatch):
+    import json
+    """The picture's rows and columns are the table's: victims and
+    attackers in the matrix's order, whatever order the shards came in
+    (their files' names sort otherwise)."""
+    target = husky_target()
+    attackers = list(husky.ATTACKERS)
+    drawn = []
+    monkeypatch.setattr(target, "heatmap",
+                        lambda cells, path: drawn.extend(cells) or "")
+    shards = [shard("bulk 1 MB READ", attackers[:2], "2026-12-06 10:00 UTC",
+                    []),
+              shard("bulk 1 MB WRITE", attackers[1::-1],
+                    "2026-12-05 13:00 UTC", [])]
+    paths = []
+    for n, s in enumerate(shards):
+        paths.append(tmp_path / f"{n}.json")
+        paths[-1].write_text(json.dumps(s))
+    target.assemble(tmp_path / "husky.md", [str(p) for p in paths])
+    assert [(c["victim"], c["attacker"]) for c in drawn] == [
+        ("bulk 1 MB WRITE", attackers[0]), ("bulk 1 MB WRITE", attackers[1]),
+        ("bulk 1 MB READ", attackers[0]), ("bulk 1 MB READ", attackers[1])]

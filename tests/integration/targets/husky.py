@@ -153,13 +153,19 @@ def shard_line(meta: dict) -> str:
              if meta["errors"] else "no warning, oops or blocked task."))
 
 
+def in_matrix_order(shards: list[dict]) -> list[dict]:
+    """@shards' cells in the matrix's order (victims, then attackers, as
+    harness/husky.py lists them), whatever order the shards came in."""
+    order = {(v, a): n for n, (v, a) in enumerate(
+        (v, a) for v in husky.VICTIMS for a in husky.ATTACKERS)}
+    return sorted((s for shard in shards for s in shard["cells"]),
+                  key=lambda s: order[s["victim"], s["attacker"]])
+
+
 def render(shards: list[dict]) -> str:
     """One report of @shards' cells (each shard: its run's "meta" and
     "cells"), in the matrix's order, after the runs they come from."""
-    order = {(v, a): n for n, (v, a) in enumerate(
-        (v, a) for v in husky.VICTIMS for a in husky.ATTACKERS)}
-    summaries = sorted((s for shard in shards for s in shard["cells"]),
-                       key=lambda s: order[s["victim"], s["attacker"]])
+    summaries = in_matrix_order(shards)
     runs = sorted({shard["meta"]["runs"] for shard in shards})
     stopped = sum(s["label"] == "stopped" for s in summaries)
     ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
@@ -209,8 +215,7 @@ def assemble(out: Path, paths: list[str]) -> None:
         Path(p).read_text().strip() for p in paths if p.endswith(".md")])
     out.write_text(text + "\n")
     print(text)
-    print(heatmap([s for shard in shards for s in shard["cells"]],
-                  out.with_suffix(".png")))
+    print(heatmap(in_matrix_order(shards), out.with_suffix(".png")))
 
 
 def main():
