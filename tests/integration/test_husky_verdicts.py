@@ -2,6 +2,7 @@
 victim's rate is read from its reports (harness/traffic.py), on the
 host: the figures below are made up to sit on either side of each
 bound."""
+import json
 import math
 
 import pytest
@@ -194,24 +195,34 @@ def shard(victim: str, attackers: list[str], when: str,
                      "errors": errors}, "cells": cells}
 
 
-def test_the_report_puts_shards_together_in_the_matrix_s_order(tmp_path):
-    """Each cell in the row of its victim and the column of its attacker
-    however the shards came, the alone figures from the victim's
-    baseline, and each shard's date, commit and console named."""
-    import json
-    target = husky_target()
+def shards_out_of_order(tmp_path, console: list[str]) -> list[str]:
+    """Two made-up shards, each of two cells, written to @tmp_path in the
+    order opposite to the matrix's (READ's row first, the WRITE row's
+    attackers reversed); the READ run's console said @console. Returns
+    their files' paths."""
     attackers = list(husky.ATTACKERS)
     shards = [shard("bulk 1 MB READ", attackers[:2], "2026-12-06 10:00 UTC",
-                    ["WARNING: CPU: 1 PID: 7 at x.c:1 f"]),
+                    console),
               shard("bulk 1 MB WRITE", attackers[1::-1],
                     "2026-12-05 13:00 UTC", [])]
     paths = []
     for n, s in enumerate(shards):
         paths.append(tmp_path / f"{n}.json")
         paths[-1].write_text(json.dumps(s))
+    return [str(p) for p in paths]
+
+
+def test_the_report_puts_shards_together_in_the_matrix_s_order(tmp_path):
+    """Each cell in the row of its victim and the column of its attacker
+    however the shards came, the alone figures from the victim's
+    baseline, and each shard's date, commit and console named."""
+    target = husky_target()
+    attackers = list(husky.ATTACKERS)
+    paths = shards_out_of_order(tmp_path,
+                                ["WARNING: CPU: 1 PID: 7 at x.c:1 f"])
     (tmp_path / "why.md").write_text("## Why\n\nBecause.\n")
     target.assemble(tmp_path / "husky.md",
-                    [str(p) for p in paths] + [str(tmp_path / "why.md")])
+                    paths + [str(tmp_path / "why.md")])
     text = (tmp_path / "husky.md").read_text()
     assert text.endswith("\n\n## Why\n\nBecause.\n")
     rows = [line for line in text.splitlines()
@@ -230,7 +241,6 @@ def test_the_report_puts_shards_together_in_the_matrix_s_order(tmp_path):
 
 
 def test_the_heatmap_has_the_table_s_order(tmp_path, monkeypatch):
-    import json
     """The picture's rows and columns are the table's: victims and
     attackers in the matrix's order, whatever order the shards came in
     (their files' names sort otherwise)."""
@@ -239,15 +249,7 @@ def test_the_heatmap_has_the_table_s_order(tmp_path, monkeypatch):
     drawn = []
     monkeypatch.setattr(target, "heatmap",
                         lambda cells, path: drawn.extend(cells) or "")
-    shards = [shard("bulk 1 MB READ", attackers[:2], "2026-12-06 10:00 UTC",
-                    []),
-              shard("bulk 1 MB WRITE", attackers[1::-1],
-                    "2026-12-05 13:00 UTC", [])]
-    paths = []
-    for n, s in enumerate(shards):
-        paths.append(tmp_path / f"{n}.json")
-        paths[-1].write_text(json.dumps(s))
-    target.assemble(tmp_path / "husky.md", [str(p) for p in paths])
+    target.assemble(tmp_path / "husky.md", shards_out_of_order(tmp_path, []))
     assert [(c["victim"], c["attacker"]) for c in drawn] == [
         ("bulk 1 MB WRITE", attackers[0]), ("bulk 1 MB WRITE", attackers[1]),
         ("bulk 1 MB READ", attackers[0]), ("bulk 1 MB READ", attackers[1])]
