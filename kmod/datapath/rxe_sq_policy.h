@@ -59,8 +59,13 @@
  *   for an acknowledgment, and a pause longer than the QP's timeout
  *   does not count as a transport retry. RDMA WRITE and SEND with a
  *   payload on RC and UC QPs can be sent in parts (rxe_sq_wqe_in_parts());
- *   any other WQE (RDMA READ, atomics, local operations, inline data,
- *   UD, no payload) is wholly released by any part. rxe_sq_release() releases a partly
+ *   so can an RDMA READ on an RC QP: rxe asks the responder for each
+ *   released part (in whole packets) with a read request of its own, the
+ *   next one once every response to the previous one is in, so a READ
+ *   never has more than one request outstanding and the responder's
+ *   responses come no faster than the policy releases them. Any other
+ *   WQE (atomics, local operations, inline data, UD, no payload) is
+ *   wholly released by any part. rxe_sq_release() releases a partly
  *   released WQE wholly before any other.
  *
  *   While a WQE is partly released the QP cannot drain (SQD) past it:
@@ -169,7 +174,8 @@ u32 rxe_sq_release(struct ib_qp *qp, u32 count);
  * @wqe: the kernel's copy of the WQE, as ->sq_post() sees it
  *
  * RDMA WRITE and SEND of any kind, with a payload and not inline, on RC
- * and UC QPs; rxe_sq_release_bytes() releases any other WQE wholly.
+ * and UC QPs, and RDMA READ on RC QPs; rxe_sq_release_bytes() releases
+ * any other WQE wholly.
  */
 static inline bool rxe_sq_wqe_in_parts(const struct ib_qp *qp,
 				       const struct rxe_send_wqe *wqe)
@@ -185,6 +191,8 @@ static inline bool rxe_sq_wqe_in_parts(const struct ib_qp *qp,
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
 		return true;
+	case IB_WR_RDMA_READ:
+		return qp->qp_type == IB_QPT_RC;
 	default:
 		return false;
 	}

@@ -33,7 +33,8 @@ from harness.testbed import REPO
 from harness.traffic import (FULL, SQHOLD_MODULE, SQHOLD_PARAMS, gid_index,
                              stop_vgload, tool, vgload_result)
 from harness.vgcli import cli_ok, eventually
-from harness.wire import FAR_NETDEV, Wire, far_server, near_client
+from harness.wire import (FAR_ADDR, FAR_DEV, FAR_NETDEV, Wire, far_server,
+                          near_client)
 
 RDMA_CORE_TESTS = "/usr/share/doc/rdma-core/tests"
 # rdma-core's test modules with tests that run on rxe. The others' tests
@@ -164,7 +165,7 @@ def test_rdma_core_conformance_stock_vs_patched(guest):
     chunks. `make usq-full` adds two runs under vg_sqhold: releasing
     every WQE as it is posted, and releasing WQEs of more than 512 bytes
     512 bytes at a time (the suite's messages are mostly 1 KB, one
-    packet: they wait for two parts; READs and atomics go whole).
+    packet: they wait for two parts; atomics go whole).
     rdma-core's suite must give identical counts and the same broken
     tests in all of them."""
     assert not guest.rxe_patched()
@@ -299,11 +300,11 @@ def test_policy_held_wqes_flushed_and_released_on_unload(rxe_kept):
 
 
 def test_policy_releases_wrs_in_parts(rxe_kept):
-    """1 MB WRITEs and SENDs released 4 KB at a time arrive intact, each
-    signaled WR with exactly one completion carrying its wr_id, opcode
-    and length, each SEND in one receive; 1 MB READs behind them, which
-    rxe does not send in parts, go whole. The last packet of each part
-    asks for its ACK, so nothing waits for the retransmit timer."""
+    """1 MB WRITEs, SENDs and READs released 4 KB at a time arrive
+    intact, each signaled WR with exactly one completion carrying its
+    wr_id, opcode and length, each SEND in one receive, each READ asked
+    for part by part. The last packet of each part asks for its ACK, so
+    nothing waits for the retransmit timer."""
     g = rxe_kept
     idx = gid_index(g, g.ip)
     before = hw_counters(g)
@@ -336,9 +337,9 @@ def test_policy_releases_wrs_in_parts(rxe_kept):
           f"after pingpong: {counters}\nrxe counters: {delta}")
     assert res.ok and "data=ok" in res.out, res.out
     assert "wrs=8 cqes=6 recvs=2" in res.out, res.out
-    # Each 1 MB WRITE and SEND went out in 256 parts of 4 KB: at least
-    # 255 partial releases for each of 6 WRs; the READs went whole.
-    assert mid["parts"] >= 6 * 255, mid
+    # Each 1 MB WR went out in 256 parts of 4 KB: at least 255 partial
+    # releases for each of 8 WRs.
+    assert mid["parts"] >= 8 * 255, mid
     assert mid["timer_released"] >= 6 + 2, mid
     assert client.ok and "iters in" in client.out, \
         f"client:\n{client.out}\nserver:\n{server_log}"
@@ -568,6 +569,58 @@ def test_read_responses_the_port_drops_are_recovered(rxe_kept):
     assert dropped > 0, shown
     assert res["ok"] and res["total"]["error_total"] == 0, res
     assert retries > 0
+
+
+def test_read_in_parts_recovers_responses_the_port_drops(rxe_kept):
+    """256 KB WRITEs, SENDs and READs from rxe0 to the far device across
+    the wire, released 4 KB at a time, so that each READ asks for its
+    parts one request at a time, and every 20th READ response dropped on
+    the responder's egress: every WR completes once, in order, with its
+    length, and every byte arrives where it belongs. The lost responses
+    are asked for again from the first one missing, inside a part or at
+    its end, bounded by what the policy released (driver patch 0015)."""
+    g = rxe_kept
+    before = hw_counters(g)
+    with Wire(g):
+        # 4 KB a tick (a jiffy, 4 ms): 8 Mbit/s, a third of the line,
+        # so that the port drops only what the filter drops
+        g.run(f"insmod {PART_POLICY}", check=True)
+        try:
+            # READ responses FIRST, MIDDLE, LAST (0x0d-0x0f) and ONLY,
+            # each with a chance of 1 in 20. Not every 20th: a retry asks
+            # the responder for the rest of the part, and when that is a
+            # multiple of 20 responses a periodic drop can hit its first
+            # one every time (rxe retries a READ forever, with or without
+            # parts; a port drops no such pattern).
+            for match in ("0x0c 0xfc", f"{READ_RESPONSE_ONLY:#x} 0xff"):
+                g.run(f"tc qdisc replace dev {FAR_NETDEV} clsact && "
+                      f"tc filter add dev {FAR_NETDEV} egress protocol ip "
+                      f"u32 match u8 {match} at 28 "
+                      "action gact ok random netrand drop 20", check=True)
+            near = gid_index(g)
+            far = gid_index(g, FAR_ADDR, FAR_DEV)
+            # 2 rounds of signaled WRITE, unsignaled WRITE, SEND, READ;
+            # timeout 15 (134 ms), retry_cnt 7.
+            res = g.run(f"{tool('vg_parts')} --peer {FAR_DEV}:{far} "
+                        f"{g.rxe_dev} {near} {256 << 10} 2 15 7",
+                        timeout=300)
+            counters = sqhold_counters(g)
+            shown = g.run(f"tc -s filter show dev {FAR_NETDEV} egress",
+                          check=True).out
+        finally:
+            g.run("rmmod vg_sqhold", check=True)
+            g.run(f"tc qdisc del dev {FAR_NETDEV} clsact")
+    after = hw_counters(g)
+    dropped = sum(int(n) for n in re.findall(r"dropped (\d+)", shown))
+    retries = (after.get("completer_retry_err", 0) -
+               before.get("completer_retry_err", 0))
+    print(f"\nvg_parts: {res.out.strip()}\n{counters}\n"
+          f"{dropped} READ responses dropped, {retries} retries")
+    assert res.ok and "data=ok" in res.out, res.out
+    assert "wrs=8 cqes=6 recvs=2" in res.out, res.out
+    # 63 partial releases for each of the 8 WRs of 64 parts
+    assert counters["parts"] >= 8 * 63, counters
+    assert dropped > 0 and retries > 0, (shown, retries)
 
 
 REGRETRY = REPO / "tests" / "integration" / "regretry" / "vg_regretry.ko"

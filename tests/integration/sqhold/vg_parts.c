@@ -3,7 +3,9 @@
  * vg_parts: large RDMA WRITEs and SENDs whose data and completions are
  * checked exactly, for a send queue policy that releases WQEs in parts.
  *
- * Two RC QPs on one rxe device, connected to each other. QP A posts
+ * Two RC QPs on one rxe device, connected to each other, or with
+ * --peer, QP B on device PEER_DEV (at GID PEER_GID_INDEX), so that the
+ * traffic crosses the wire between them. QP A posts
  * COUNT rounds of: a signaled WRITE of SIZE bytes, an unsignaled WRITE
  * of SIZE bytes, a signaled SEND of SIZE bytes into a receive QP B
  * posted beforehand and a signaled READ of SIZE bytes, every one from
@@ -31,7 +33,8 @@
  * on with IBV_WC_WR_FLUSH_ERR (unsignaled ones too). Prints
  * "flushed=<n>" and exits 0 when that held.
  *
- *   vg_parts DEV GID_INDEX SIZE COUNT TIMEOUT RETRY_CNT [FLUSH_FILE]
+ *   vg_parts [--peer PEER_DEV:PEER_GID_INDEX] DEV GID_INDEX SIZE COUNT
+ *            TIMEOUT RETRY_CNT [FLUSH_FILE]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,20 +148,28 @@ int main(int argc, char **argv)
 	};
 	struct ibv_send_wr wr, *bad_wr;
 	struct ibv_recv_wr rwr, *bad_rwr;
-	struct ibv_cq *scq, *rcq, *bcq;
-	struct ibv_context *ctx;
-	int gid_index, count, i, bad = 0, cqes = 0, recvs = 0;
+	struct ibv_cq *scq, *acq, *rcq, *bcq;
+	struct ibv_context *ctx, *bctx;
+	int gid_index, bgid_index, count, i, bad = 0, cqes = 0, recvs = 0;
+	const char *peer = NULL, *colon;
+	char peer_dev[64];
 	struct ibv_qp *qa, *qb;
 	struct ibv_sge sge;
-	union ibv_gid gid;
-	struct ibv_mr *mr;
-	struct ibv_pd *pd;
+	union ibv_gid gid, bgid;
+	struct ibv_mr *mr, *bmr;
+	struct ibv_pd *pd, *bpd;
 	size_t size, total, n;
 	char *src, *dst;
 
+	if (argc > 2 && !strcmp(argv[1], "--peer")) {
+		peer = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc != 7 && argc != 8) {
-		fprintf(stderr, "usage: %s DEV GID_INDEX SIZE COUNT %s\n",
-			argv[0], "TIMEOUT RETRY_CNT [FLUSH_FILE]");
+		fprintf(stderr, "usage: %s [--peer DEV:GID_INDEX] %s %s\n",
+			argv[0], "DEV GID_INDEX SIZE COUNT",
+			"TIMEOUT RETRY_CNT [FLUSH_FILE]");
 		return 2;
 	}
 	gid_index = atoi(argv[2]);
@@ -168,14 +179,30 @@ int main(int argc, char **argv)
 		return 2;
 
 	ctx = open_dev(argv[1], gid_index, &gid);
+	bctx = ctx;
+	bgid = gid;
+	bgid_index = gid_index;
+	if (peer) {
+		colon = strchr(peer, ':');
+		if (!colon || colon == peer ||
+		    colon - peer >= (long)sizeof(peer_dev))
+			return 2;
+		memcpy(peer_dev, peer, colon - peer);
+		peer_dev[colon - peer] = 0;
+		bgid_index = atoi(colon + 1);
+		bctx = open_dev(peer_dev, bgid_index, &bgid);
+	}
 	pd = ibv_alloc_pd(ctx);
+	bpd = bctx == ctx ? pd : ibv_alloc_pd(bctx);
+	/* A's send and receive CQs on A's device, B's on B's */
 	scq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
-	rcq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
-	bcq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
+	acq = ibv_create_cq(ctx, 4 * count, NULL, NULL, 0);
+	rcq = ibv_create_cq(bctx, 4 * count, NULL, NULL, 0);
+	bcq = ibv_create_cq(bctx, 4 * count, NULL, NULL, 0);
 	/* per round: four sources, then four destinations */
 	total = 8 * size * count;
 	src = aligned_alloc(4096, (total + 4095) & ~4095ul);
-	if (!pd || !scq || !rcq || !bcq || !src)
+	if (!pd || !bpd || !scq || !acq || !rcq || !bcq || !src)
 		die("alloc");
 	dst = src + 4 * size * count;
 	srand(getpid());
@@ -184,19 +211,22 @@ int main(int argc, char **argv)
 	memset(dst, 0, 4 * size * count);
 	mr = ibv_reg_mr(pd, src, total, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!mr)
+	bmr = bpd == pd ? mr :
+	      ibv_reg_mr(bpd, src, total, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr || !bmr)
 		die("ibv_reg_mr");
-	qa = make_qp(pd, scq, bcq, IBV_QPT_RC, 4 * count, 4 * count, 1, 0);
-	qb = make_qp(pd, bcq, rcq, IBV_QPT_RC, 4 * count, 4 * count, 1, 0);
-	connect_qp(qa, qb->qp_num, &gid, gid_index, atoi(argv[5]),
+	qa = make_qp(pd, scq, acq, IBV_QPT_RC, 4 * count, 4 * count, 1, 0);
+	qb = make_qp(bpd, bcq, rcq, IBV_QPT_RC, 4 * count, 4 * count, 1, 0);
+	connect_qp(qa, qb->qp_num, &bgid, gid_index, atoi(argv[5]),
 		   atoi(argv[6]));
-	connect_qp(qb, qa->qp_num, &gid, gid_index, 14, 7);
+	connect_qp(qb, qa->qp_num, &gid, bgid_index, 14, 7);
 
 	for (i = 0; i < count; i++) {
 		memset(&rwr, 0, sizeof(rwr));
 		sge = (struct ibv_sge){ .addr = (uintptr_t)dst +
 						(4 * i + 2) * size,
-					.length = size, .lkey = mr->lkey };
+					.length = size, .lkey = bmr->lkey };
 		rwr.wr_id = i + 1;
 		rwr.sg_list = &sge;
 		rwr.num_sge = 1;
@@ -213,7 +243,7 @@ int main(int argc, char **argv)
 		wr.opcode = opcodes[i % 4];
 		wr.send_flags = i % 4 == 1 ? 0 : IBV_SEND_SIGNALED;
 		wr.wr.rdma.remote_addr = (uintptr_t)dst + i * size;
-		wr.wr.rdma.rkey = mr->rkey;
+		wr.wr.rdma.rkey = bmr->rkey;
 		if (wr.opcode == IBV_WR_RDMA_READ) {
 			/* the same copy, pulled by A instead of pushed */
 			sge.addr = (uintptr_t)dst + i * size;
@@ -242,7 +272,7 @@ int main(int argc, char **argv)
 	}
 	if (!bad)
 		bad = expect(scq, 0, 0, 0, 200) || expect(rcq, 0, 0, 0, 0) ||
-		      expect(bcq, 0, 0, 0, 0);
+		      expect(acq, 0, 0, 0, 0) || expect(bcq, 0, 0, 0, 0);
 	n = memcmp(src, dst, 4 * size * count) != 0;
 	printf("wrs=%d cqes=%d recvs=%d data=%s\n", 4 * count, cqes, recvs,
 	       n ? "bad" : "ok");

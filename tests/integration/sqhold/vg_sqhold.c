@@ -7,10 +7,11 @@
  * holds them, and a timer (every @period_ms) releases whatever is held
  * once @hold is 0 again.
  *
- * With @part_bytes set, an RDMA WRITE or SEND longer than that on an RC
- * or UC QP, and any WQE posted while others are held, is held, and each
- * tick of the timer releases @part_bytes more of the oldest held WQE of
- * each QP (rxe_sq_release_bytes()): a large WRITE or SEND goes out in
+ * With @part_bytes set, a WQE rxe can send in parts and longer than that
+ * (an RDMA WRITE or SEND on an RC or UC QP, an RDMA READ on an RC QP),
+ * and any WQE posted while others are held, is held, and each tick of
+ * the timer releases @part_bytes more of the oldest held WQE of each QP
+ * (rxe_sq_release_bytes()): a large WRITE, SEND or READ goes out in
  * parts with a pause of a tick between them, any other WQE whole.
  *
  * With @decline set, it leaves every QP rxe offers it alone.
