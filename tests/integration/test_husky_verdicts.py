@@ -253,3 +253,30 @@ def test_the_heatmap_has_the_table_s_order(tmp_path, monkeypatch):
     assert [(c["victim"], c["attacker"]) for c in drawn] == [
         ("bulk 1 MB WRITE", attackers[0]), ("bulk 1 MB WRITE", attackers[1]),
         ("bulk 1 MB READ", attackers[0]), ("bulk 1 MB READ", attackers[1])]
+
+
+def test_a_later_run_of_a_cell_replaces_the_earlier(tmp_path):
+    """A shard that measures some cells of a row again (after a fix)
+    replaces those cells, whichever file comes first; the earlier run's
+    line names what was measured again."""
+    target = husky_target()
+    attackers = list(husky.ATTACKERS)
+    row = shard("bulk 1 MB WRITE", attackers[:3], "2026-12-05 13:00 UTC", [])
+    again = shard("bulk 1 MB WRITE", attackers[1:2], "2026-12-06 09:00 UTC",
+                  [])
+    again["cells"][0]["on"]["bytes_s"] = 2e6 / 8
+    paths = [tmp_path / "again.json", tmp_path / "row.json"]
+    for path, s in zip(paths, (again, row)):
+        path.write_text(json.dumps(s))
+    target.assemble(tmp_path / "husky.md", [str(p) for p in paths])
+    text = (tmp_path / "husky.md").read_text()
+    rows = [line for line in text.splitlines()
+            if line.startswith("| bulk 1 MB")]
+    assert [r.split(" | ")[1] for r in rows] == attackers[:3]
+    assert "| 2.0 Mbit/s" in rows[1] and "| 9.0 Mbit/s" in rows[0]
+    assert "3 cells:" in text
+    runs = [line for line in text.splitlines() if line.startswith("- 2026")]
+    assert runs[1].startswith("- 2026-12-05 13:00 UTC")
+    assert runs[1].endswith(
+        f"Measured again by a later run: bulk 1 MB WRITE / {attackers[1]}.")
+    assert "Measured again" not in runs[0]

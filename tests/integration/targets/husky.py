@@ -143,22 +143,41 @@ def commit() -> str:
                                      "--untracked-files=no") else "")
 
 
-def shard_line(meta: dict) -> str:
+def shard_line(shard: dict, kept: dict) -> str:
+    """@shard's run: when, how, where and what its console said, and
+    which of its cells a later run measured again (not those in @kept,
+    the cells the report shows)."""
+    meta = shard["meta"]
+    again = [f"{s['victim']} / {s['attacker']}" for s in shard["cells"]
+             if kept[s["victim"], s["attacker"]] is not s]
     return (f"{meta['started']}, `VG_HUSKY_CELLS='{meta['cells']}' "
             f"VG_HUSKY_RUNS={meta['runs']} make husky` at {meta['commit']}, "
             f"on a {meta['cpus']}-CPU {meta['cpu']}, "
             f"{meta['minutes']:.0f} min; the guest's console: " +
             (f"{len(meta['errors'])} kernel errors:\n\n" +
              "\n".join(f"    {e}" for e in meta["errors"]) + "\n"
-             if meta["errors"] else "no warning, oops or blocked task."))
+             if meta["errors"] else "no warning, oops or blocked task.") +
+            (f" Measured again by a later run: {'; '.join(again)}."
+             if again else ""))
+
+
+def latest(shards: list[dict]) -> dict:
+    """Each cell of @shards from the latest run that measured it (a
+    shard rerunning some cells of an earlier row replaces them)."""
+    cells = {}
+    for shard in sorted(shards, key=lambda s: s["meta"]["started"]):
+        for s in shard["cells"]:
+            cells[s["victim"], s["attacker"]] = s
+    return cells
 
 
 def in_matrix_order(shards: list[dict]) -> list[dict]:
-    """@shards' cells in the matrix's order (victims, then attackers, as
-    harness/husky.py lists them), whatever order the shards came in."""
+    """@shards' cells, each from the latest run that measured it, in
+    the matrix's order (victims, then attackers, as harness/husky.py
+    lists them), whatever order the shards came in."""
     order = {(v, a): n for n, (v, a) in enumerate(
         (v, a) for v in husky.VICTIMS for a in husky.ATTACKERS)}
-    return sorted((s for shard in shards for s in shard["cells"]),
+    return sorted(latest(shards).values(),
                   key=lambda s: order[s["victim"], s["attacker"]])
 
 
@@ -166,6 +185,7 @@ def render(shards: list[dict]) -> str:
     """One report of @shards' cells (each shard: its run's "meta" and
     "cells"), in the matrix's order, after the runs they come from."""
     summaries = in_matrix_order(shards)
+    kept = latest(shards)
     runs = sorted({shard["meta"]["runs"] for shard in shards})
     stopped = sum(s["label"] == "stopped" for s in summaries)
     ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
@@ -203,7 +223,7 @@ def render(shards: list[dict]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[row(s) for s in summaries], "",
         "Runs:", "",
-        *[f"- {shard_line(shard['meta'])}" for shard in shards]])
+        *[f"- {shard_line(shard, kept)}" for shard in shards]])
 
 
 def assemble(out: Path, paths: list[str]) -> None:
