@@ -275,15 +275,21 @@ def test_every_opcode_and_transport(vg):
 
 def test_iterations_and_offered_rate(vg):
     srv = vg.server()
-    iters, rate = vg.clients(["--iters 300 --qps 2 --depth 4",
-                              "--rate 2000 --duration 2"], srv)
+    # The offered rate kept busy polling and sleeping on completion
+    # events between operations due on the schedule.
+    iters, *rates = vg.clients(
+        ["--iters 300 --qps 2 --depth 4", "--rate 2000 --duration 2",
+         "--rate 2000 --duration 2 --depth 4 --poll event "
+         "--latency-from due"], srv)
     check_ok(iters, "iterations")
     check_sane(iters)
     assert iters["total"]["ops"] == 600
-    check_ok(rate)
-    check_sane(rate)
-    ops_per_s = rate["total"]["mops"] * 1e6
-    assert 500 < ops_per_s < 2600, ops_per_s  # generous: TCG may fall short
+    for rate in rates:
+        check_ok(rate)
+        check_sane(rate)
+        ops_per_s = rate["total"]["mops"] * 1e6
+        # generous: TCG may fall short
+        assert 500 < ops_per_s < 2600, (rate["_args"], ops_per_s)
 
 
 def test_latency_under_competing_1mb_write_stream(vg):

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <endian.h>
 #include <poll.h>
 
@@ -252,13 +253,17 @@ void TrafficWorker::wait_idle(uint64_t now)
 		}
 		if (poll_once(true))
 			return;
-		int ms = 10;
+		// Wake for the next operation due to the nanosecond, not the
+		// millisecond poll() rounds up to: with --latency-from due the
+		// oversleep would count in that operation's latency.
+		uint64_t wait_ns = 10000000ull;
 
 		if (pacer_.limited() && pacer_.next_due() > now)
-			ms = int(std::min<uint64_t>(10, (pacer_.next_due() - now) / 1000000 + 1));
+			wait_ns = std::min(wait_ns, pacer_.next_due() - now);
+		const timespec ts{ time_t(wait_ns / NS_PER_S), long(wait_ns % NS_PER_S) };
 		pollfd pf{ p_.channel->fd, POLLIN, 0 };
 
-		if (poll(&pf, 1, ms) == 1) {
+		if (ppoll(&pf, 1, &ts, nullptr) == 1) {
 			ibv_cq *ev_cq;
 			void *ev_ctx;
 
