@@ -214,6 +214,14 @@ class Guest:
             # every CPU's backtrace, even of CPUs spinning with irqs off.
             "unknown_nmi_panic", "panic_print=0x40",
             "8250.nr_uarts=1", f"vg.init={GUEST_DIR / 'rootinit.sh'}",
+            # Every process maps its code at the same addresses. QEMU
+            # 7.2's TCG keys a translation by its virtual address, so
+            # with ASLR each new process translated its libraries again:
+            # the 1 GB code buffer filled in under a minute of the test
+            # bed's commands, and each flush made the guest translate
+            # everything it ran anew, stalling a latency victim by up to
+            # a tenth of a second (docs/testbed.md).
+            "norandmaps",
         ] + guest_clock() + (
             # SLUB checks every object of the kmalloc caches, where the
             # module, ib_core and rxe allocate all they use: sanity
