@@ -9,8 +9,7 @@ the two interleaved, in one load of verbsgate). Unloaded runs
 next to the attacker, the goal alpha and three runs of every way are
 `make husky`'s (build/husky.md); here a throughput victim runs each way
 once, and a latency victim's p99 (alone too), which moves by half from
-run to run in the guest and more in a run the guest stalls in, is the
-median of LATENCY_RUNS. The tenants run on the
+run to run in the guest, is the median of LATENCY_RUNS. The tenants run on the
 steered wire (husky.cell_wire()): each receives its own packets on its
 own vCPU. A throughput victim's report also gives its share of the
 tokens verbsgate released to the two tenants, and the cell asserts that
@@ -71,9 +70,9 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
     latency = v.kind == "latency"
     runs = LATENCY_RUNS if latency else 1
     with husky.cell_wire(g) as w:
-        # A latency victim's p99 alone too is a median: timed from when
-        # each WRITE was due, one guest stall of 0.1 s in a run is its
-        # p99 (2 runs of 11 alone, docs/husky/notes.md).
+        # A latency victim's p99 alone too is a median: it moves by half
+        # from run to run (2.7-4.3 ms in six runs alone in one boot,
+        # docs/testbed.md).
         alone = husky.medians([husky.run_once(g, w, v, None, port + n)[0]
                                for n in range(runs)])
         paced = paced_runs(g, w, v, [a, husky.BENIGN] if latency else [a],
