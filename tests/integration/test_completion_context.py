@@ -52,8 +52,6 @@ def test_flushed_completions_come_from_the_cq_context(guest):
     # a 256 KB WR takes half a second, and the QP fails after 200 ms,
     # so in some runs none got that far.
     ctx = stats["ctx"]
-    print(f"chunks {ctx['chunks']}, WRs {ctx['tx_wrs']}, "
-          f"split {ctx['split_wrs']}")
     assert ctx["chunks"] > ctx["tx_wrs"], ctx
     assert ctx["queued_wrs"] == 0, ctx
     assert guest.unload_verbsgate().ok

@@ -9,8 +9,8 @@ the two interleaved, in one load of verbsgate). Unloaded runs
 next to the attacker, the goal alpha and three runs of every way are
 `make husky`'s (build/husky.md); here a throughput victim runs each way
 once, and a latency victim's p99 (alone too), which moves by half from
-run to run in the guest, is the median of LATENCY_RUNS. The tenants run on the
-steered wire (husky.cell_wire()): each receives its own packets on its
+run to run in the guest, is the median of LATENCY_RUNS. The tenants run
+on the steered wire (husky.cell_wire()): each receives its own packets on its
 own vCPU. A throughput victim's report also gives its share of the
 tokens verbsgate released to the two tenants, and the cell asserts that
 verbsgate released what its pacer allowed (PACER_USE). Emulated (rxe in

@@ -24,14 +24,17 @@ inline uint64_t seconds_to_ns(double s)
 	return s <= 0 ? 0 : uint64_t(s * 1e9 + 0.5);
 }
 
+inline timespec ns_to_timespec(uint64_t t)
+{
+	return timespec{ time_t(t / NS_PER_S), long(t % NS_PER_S) };
+}
+
 // Sleep until an absolute CLOCK_MONOTONIC time (ns); returns early on a
 // signal, which callers treat like any other wake-up.
 inline void sleep_until_ns(uint64_t t)
 {
-	struct timespec ts;
+	const timespec ts = ns_to_timespec(t);
 
-	ts.tv_sec = time_t(t / NS_PER_S);
-	ts.tv_nsec = long(t % NS_PER_S);
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
 }
 

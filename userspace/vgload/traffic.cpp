@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <endian.h>
 #include <poll.h>
 
@@ -260,7 +259,7 @@ void TrafficWorker::wait_idle(uint64_t now)
 
 		if (pacer_.limited() && pacer_.next_due() > now)
 			wait_ns = std::min(wait_ns, pacer_.next_due() - now);
-		const timespec ts{ time_t(wait_ns / NS_PER_S), long(wait_ns % NS_PER_S) };
+		const timespec ts = ns_to_timespec(wait_ns);
 		pollfd pf{ p_.channel->fd, POLLIN, 0 };
 
 		if (ppoll(&pf, 1, &ts, nullptr) == 1) {

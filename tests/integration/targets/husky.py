@@ -171,21 +171,21 @@ def latest(shards: list[dict]) -> dict:
     return cells
 
 
-def in_matrix_order(shards: list[dict]) -> list[dict]:
-    """@shards' cells, each from the latest run that measured it, in
-    the matrix's order (victims, then attackers, as harness/husky.py
-    lists them), whatever order the shards came in."""
+def in_matrix_order(cells: dict) -> list[dict]:
+    """@cells (latest()'s) in the matrix's order (victims, then
+    attackers, as harness/husky.py lists them), whatever order the
+    shards came in."""
     order = {(v, a): n for n, (v, a) in enumerate(
         (v, a) for v in husky.VICTIMS for a in husky.ATTACKERS)}
-    return sorted(latest(shards).values(),
+    return sorted(cells.values(),
                   key=lambda s: order[s["victim"], s["attacker"]])
 
 
 def render(shards: list[dict]) -> str:
     """One report of @shards' cells (each shard: its run's "meta" and
     "cells"), in the matrix's order, after the runs they come from."""
-    summaries = in_matrix_order(shards)
     kept = latest(shards)
+    summaries = in_matrix_order(kept)
     runs = sorted({shard["meta"]["runs"] for shard in shards})
     stopped = sum(s["label"] == "stopped" for s in summaries)
     ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
@@ -235,7 +235,7 @@ def assemble(out: Path, paths: list[str]) -> None:
         Path(p).read_text().strip() for p in paths if p.endswith(".md")])
     out.write_text(text + "\n")
     print(text)
-    print(heatmap(in_matrix_order(shards), out.with_suffix(".png")))
+    print(heatmap(in_matrix_order(latest(shards)), out.with_suffix(".png")))
 
 
 def main():
