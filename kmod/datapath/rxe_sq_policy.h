@@ -72,6 +72,19 @@
  *   the requester finishes a message it started, so the drain waits for
  *   the policy to release the rest.
  *
+ * Released but not yet sent
+ *
+ *   A release runs the requester, which normally sends what was released
+ *   before the release returns. It may not: the QP may have as many
+ *   packets unacknowledged, or in the network stack's hands, as rxe
+ *   allows, or the requester may run on another CPU. It then sends the
+ *   rest when it runs again, at the speed of the CPU, and a policy that
+ *   meanwhile released more, at the pace it meant the QP to send at,
+ *   sees it all leave at once. rxe_sq_unsent() tells whether the
+ *   requester is behind what was released, and if it is, rxe calls
+ *   ->sq_caught_up once it has sent all of it, so that the policy can
+ *   hold the rest of the queue back until then.
+ *
  * Contexts and locking
  *
  *   ->qp_attach and ->qp_detach run in process context and may sleep;
@@ -138,6 +151,12 @@
  *	not reported), so that the policy can count or pace the failures
  *	of a queue's owner: remote access errors, RNR or transport retries
  *	exceeded. Gate lock held, interrupts off, must not sleep.
+ * @sq_caught_up: optional; the requester has sent every packet released
+ *	so far, after rxe_sq_unsent() returned true for the QP: once after
+ *	one or more such calls, unless the QP fails first (->sq_flush
+ *	then). Called by the requester, softirq context or a process with
+ *	bottom halves off; gate lock held, interrupts off, must not sleep
+ *	nor release.
  */
 struct rxe_sq_policy_ops {
 	struct module *owner;
@@ -149,6 +168,7 @@ struct rxe_sq_policy_ops {
 	void (*sq_flush)(struct ib_qp *qp, void *priv);
 	void (*sq_error)(struct ib_qp *qp, void *priv,
 			 enum ib_wc_status status);
+	void (*sq_caught_up)(struct ib_qp *qp, void *priv);
 };
 
 int rxe_sq_policy_register(const struct rxe_sq_policy_ops *ops);
@@ -167,6 +187,20 @@ void rxe_sq_policy_unregister(const struct rxe_sq_policy_ops *ops);
  * released.
  */
 u32 rxe_sq_release(struct ib_qp *qp, u32 count);
+
+/**
+ * rxe_sq_unsent - whether the requester is behind what was released
+ * @qp: a QP governed by the caller
+ *
+ * True while the requester has yet to send packets of released WQEs:
+ * a released WQE it has not finished, other than an RDMA READ (it asks
+ * for a READ's released parts as the responses to the previous one come
+ * in) or, of a partly released WQE, more than its released packets.
+ * When true, rxe calls ->sq_caught_up once the requester has sent them.
+ *
+ * Any context; takes no lock.
+ */
+bool rxe_sq_unsent(struct ib_qp *qp);
 
 /**
  * rxe_sq_wqe_in_parts - whether rxe can send a WQE in parts

@@ -188,6 +188,7 @@ static void vg_usq_forget(struct vg_shaper *sh, struct vg_usq *usq)
 	usq->head += usq->nheld;
 	usq->nheld = 0;
 	usq->part_sent = 0;
+	usq->behind = false;
 	if (usq->placed)
 		vg_sched_deactivate(&sh->ports[usq->slot.port].sched,
 				    usq->slot.handle);
@@ -197,11 +198,14 @@ static void vg_usq_forget(struct vg_shaper *sh, struct vg_usq *usq)
  * vg_usq_ready() - whether a queue has a WQE to release
  * @usq: the queue
  *
+ * Not while its driver is behind what it was released: see
+ * vg_usq_caught_up().
+ *
  * Context: any; under the shaper lock.
  */
 static bool vg_usq_ready(const struct vg_usq *usq)
 {
-	return usq->placed && usq->nheld;
+	return usq->placed && usq->nheld && !usq->behind;
 }
 
 /**
@@ -578,7 +582,8 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
 		/* A QP moves between WQEs (rule R6 of tenant.h). */
 		vg_shaper_rebind(sh, &usq->slot);
 		t = usq->slot.tenant;
-		if (vg_usq_direct(sh, usq) || vg_usq_fast(sh, usq, w, now)) {
+		if (vg_usq_direct(sh, usq) ||
+		    (!usq->behind && vg_usq_fast(sh, usq, w, now))) {
 			vg_tenant_count_tx(t, w->length, 1, 1, 0);
 			ret = held;
 			goto out;
@@ -643,6 +648,47 @@ void vg_usq_error(struct vg_usq *usq)
 	t = q ? rcu_dereference(q->tenant) : NULL;
 	if (t)
 		vg_tenant_qp_error(t);
+	rcu_read_unlock();
+}
+
+/**
+ * vg_usq_caught_up() - the driver sent everything it was released
+ * @usq: its queue, found behind by vg_usq_post_chunk()
+ *
+ * A software driver sends what it is released on a CPU, and may fall
+ * behind: rxe stops a QP's requester while its packets wait for ACKs or
+ * for the far end to take them, and later sends what it holds at the
+ * speed of the CPU. Had verbsgate released on at its pace meanwhile, all
+ * of it would reach the port at once, ahead of every other tenant's
+ * packets there: a tenant that kept its own CPU busy sent bursts of
+ * hundreds of kilobytes through a paced device (docs/husky/notes.md).
+ * So a queue whose driver is behind is out of the scheduler until the
+ * driver has sent what it had, and gets its turns again from here.
+ *
+ * Context: as vg_usq_post(): the driver's lock of @usq held, interrupts
+ * off (its requester, softirq or a process with bottom halves off).
+ * Takes the shaper lock; calls nothing of the driver's.
+ */
+void vg_usq_caught_up(struct vg_usq *usq)
+{
+	struct vg_shaper *sh;
+	u64 now;
+
+	rcu_read_lock();
+	sh = READ_ONCE(usq->sh);
+	if (sh) {
+		spin_lock(&sh->lock);
+		if (usq->sh == sh) {
+			usq->caught_ups++;
+			now = ktime_get_ns();
+			if (usq->behind) {
+				usq->behind = false;
+				if (vg_usq_reactivate(sh, usq, now))
+					vg_shaper_arm(sh, now);
+			}
+		}
+		spin_unlock(&sh->lock);
+	}
 	rcu_read_unlock();
 }
 
@@ -716,7 +762,9 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	u32 rest = w->length - usq->part_sent, bytes, left = 0;
 	bool whole = !w->parts || rest <= sh->chunk;
 	struct vg_ktenant *t = usq->slot.tenant;
+	u32 caught_ups = usq->caught_ups;
 	struct vg_token tok;
+	bool behind;
 	int ret;
 
 	lockdep_assert_held(&sh->lock);
@@ -726,7 +774,8 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 		vg_tenant_count_wait(t, now - w->enqueued_ns);
 	vg_cost(&sh->cost, w->vop, bytes, &tok);
 	/*
-	 * rxe sends what it is released before it returns, which takes as
+	 * rxe sends what it is released before it returns, as a rule (see
+	 * vg_usq_caught_up() for the exception), which takes as
 	 * long as sending the chunk: were the queue out of the scheduler
 	 * meanwhile, other tenants' turns would move virtual time past its
 	 * place and it would lose its share to them, chunk after chunk. It
@@ -744,9 +793,12 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 		ret = usq->drv->release(usq->qp, 1) ? 0 : -ENOENT;
 	else
 		ret = usq->drv->release_bytes(usq->qp, bytes, &left);
+	behind = !ret && usq->drv->unsent && usq->drv->unsent(usq->qp);
 	spin_lock_irqsave(&sh->lock, *flags);
 	usq->busy--;
 	usq->slot.posting = false;
+	/* Unless the driver caught up while it was asked. */
+	usq->behind = behind && usq->caught_ups == caught_ups;
 	/*
 	 * What went to the driver is the tenant's, even when the QP failed
 	 * during the release and flushed the rest (rxe may do that before

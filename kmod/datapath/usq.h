@@ -39,10 +39,14 @@ struct vg_usq_wqe {
  * @release_bytes: let it send @bytes more of the oldest held WQE; *@left
  *	is set to what is still held of it, 0 once it is wholly released.
  *	Returns 0, or -ENOENT if the driver holds nothing. Same contexts.
+ * @unsent: optional; whether the driver has yet to send what it was
+ *	released, in which case it calls vg_usq_caught_up() once it has
+ *	sent it. Any context, takes no lock.
  */
 struct vg_usq_driver {
 	u32 (*release)(struct ib_qp *qp, u32 count);
 	int (*release_bytes)(struct ib_qp *qp, u32 bytes, u32 *left);
+	bool (*unsent)(struct ib_qp *qp);
 };
 
 /**
@@ -70,6 +74,10 @@ struct vg_usq_driver {
  * @busy: dispatchers and the drain call the driver for the QP without
  *	the shaper lock; closing it waits for 0
  * @placed: @slot is in its port's scheduler (bound, and not drained)
+ * @behind: its driver has yet to send what it was released (@drv's
+ *	unsent()): nothing more is released until vg_usq_caught_up()
+ * @caught_ups: vg_usq_caught_up() calls, so that a dispatcher can tell
+ *	one that came while it asked the driver (vg_usq_post_chunk())
  * @credit: tokens charged to the pacer and the scheduler ahead of WQEs
  *	not yet posted, which then go without the shaper lock
  * @credit_tenant: the tenant @credit was charged to
@@ -98,6 +106,8 @@ struct vg_usq {
 	u32 part_sent;
 	u32 busy;
 	bool placed;
+	bool behind;
+	u32 caught_ups;
 	struct vg_token credit;
 	struct vg_ktenant *credit_tenant;
 	int home_cpu;
@@ -132,6 +142,7 @@ void vg_usq_detach(struct vg_usq *usq);
 u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held);
 void vg_usq_flush(struct vg_usq *usq);
 void vg_usq_error(struct vg_usq *usq);
+void vg_usq_caught_up(struct vg_usq *usq);
 
 /* The create, destroy and post wrappers' side (interpose.c). */
 void vg_usq_offer_begin(struct vg_usq_offer *o, struct vg_shaper *sh,

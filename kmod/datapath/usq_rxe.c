@@ -153,6 +153,15 @@ static void vg_rxe_sq_error(struct ib_qp *qp, void *priv,
 	vg_usq_error(priv);
 }
 
+/*
+ * ->sq_caught_up: the requester sent what it was released, after
+ * rxe_sq_unsent() found it behind. As ->sq_post.
+ */
+static void vg_rxe_sq_caught_up(struct ib_qp *qp, void *priv)
+{
+	vg_usq_caught_up(priv);
+}
+
 static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -161,6 +170,7 @@ static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.sq_post = vg_rxe_sq_post,
 	.sq_flush = vg_rxe_sq_flush,
 	.sq_error = vg_rxe_sq_error,
+	.sq_caught_up = vg_rxe_sq_caught_up,
 };
 
 /* Whether @ibdev is an rxe device (patched or not). Any context. */
@@ -188,6 +198,8 @@ static void vg_rxe_register(const char *name)
 	unreg = symbol_get(rxe_sq_policy_unregister);
 	vg_rxe_driver.release = symbol_get(rxe_sq_release);
 	vg_rxe_driver.release_bytes = symbol_get(rxe_sq_release_bytes);
+	/* Optional: a series without it sends what it holds at once. */
+	vg_rxe_driver.unsent = symbol_get(rxe_sq_unsent);
 	if (reg && unreg && vg_rxe_driver.release &&
 	    vg_rxe_driver.release_bytes) {
 		ret = reg(&vg_rxe_ops);
@@ -203,6 +215,8 @@ static void vg_rxe_register(const char *name)
 		symbol_put(rxe_sq_release);
 	if (vg_rxe_driver.release_bytes)
 		symbol_put(rxe_sq_release_bytes);
+	if (vg_rxe_driver.unsent)
+		symbol_put(rxe_sq_unsent);
 	if (state == VG_RXE_REGISTERED)
 		vg_rxe_unregister = unreg;
 	WRITE_ONCE(vg_rxe_state, state);

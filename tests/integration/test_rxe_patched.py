@@ -58,7 +58,7 @@ def hw_counters(g) -> dict:
 def sqhold_counters(g) -> dict:
     """vg_sqhold's counters."""
     out = g.run(f"cd {SQHOLD_PARAMS} && grep . qps posted timer_released "
-                "parts part_left flushes", check=True).out
+                "parts part_left flushes behind caught_up", check=True).out
     return {k: int(v) for k, v in re.findall(r"^(\w+):(-?\d+)$", out, re.M)}
 
 
@@ -571,6 +571,16 @@ def test_read_responses_the_port_drops_are_recovered(rxe_kept):
     assert retries > 0
 
 
+def parts_across(g, size: int, timeout: int):
+    """vg_parts from rxe0 to the far device across the wire: 2 rounds
+    of signaled WRITE, unsignaled WRITE, SEND and READ of @size bytes,
+    the RC timeout @timeout (4.096 us * 2^timeout), retry_cnt 7."""
+    near = gid_index(g)
+    far = gid_index(g, FAR_ADDR, FAR_DEV)
+    return g.run(f"{tool('vg_parts')} --peer {FAR_DEV}:{far} "
+                 f"{g.rxe_dev} {near} {size} 2 {timeout} 7", timeout=300)
+
+
 def test_read_in_parts_recovers_responses_the_port_drops(rxe_kept):
     """256 KB WRITEs, SENDs and READs from rxe0 to the far device across
     the wire, released 4 KB at a time, so that each READ asks for its
@@ -597,13 +607,8 @@ def test_read_in_parts_recovers_responses_the_port_drops(rxe_kept):
                       f"tc filter add dev {FAR_NETDEV} egress protocol ip "
                       f"u32 match u8 {match} at 28 "
                       "action gact ok random netrand drop 20", check=True)
-            near = gid_index(g)
-            far = gid_index(g, FAR_ADDR, FAR_DEV)
-            # 2 rounds of signaled WRITE, unsignaled WRITE, SEND, READ;
-            # timeout 15 (134 ms), retry_cnt 7.
-            res = g.run(f"{tool('vg_parts')} --peer {FAR_DEV}:{far} "
-                        f"{g.rxe_dev} {near} {256 << 10} 2 15 7",
-                        timeout=300)
+            # timeout 15: 134 ms
+            res = parts_across(g, 256 << 10, 15)
             counters = sqhold_counters(g)
             shown = g.run(f"tc -s filter show dev {FAR_NETDEV} egress",
                           check=True).out
@@ -621,6 +626,33 @@ def test_read_in_parts_recovers_responses_the_port_drops(rxe_kept):
     # 63 partial releases for each of the 8 WRs of 64 parts
     assert counters["parts"] >= 8 * 63, counters
     assert dropped > 0 and retries > 0, (shown, retries)
+
+
+def test_policy_is_told_when_the_requester_caught_up(rxe_kept):
+    """A policy that releases faster than the port drains finds the
+    requester behind what it released (rxe_sq_unsent(), driver patch
+    0016): the QP's packets fill the port's queue up to rxe's limit of
+    skbs in flight and the requester stops. Waiting for rxe to say it
+    caught up (->sq_caught_up) before releasing more, it is told
+    exactly once each time, and every WR completes once, in order, with
+    its data intact."""
+    g = rxe_kept
+    # 4 KB a tick (a jiffy, 4 ms; in the guest 10 ms is common):
+    # 3 to 8 Mbit/s into a 1 Mbit/s port
+    with Wire(g, rate="1mbit"):
+        g.run(f"insmod {PART_POLICY} wait_sent=1", check=True)
+        try:
+            # timeout 18: about 1 s, past the port's 64 KB of skbs
+            res = parts_across(g, 128 << 10, 18)
+            counters = sqhold_counters(g)
+        finally:
+            g.run("rmmod vg_sqhold", check=True)
+    print(f"\nvg_parts: {res.out.strip()}\n{counters}")
+    assert res.ok and "data=ok" in res.out, res.out
+    assert "wrs=8 cqes=6 recvs=2" in res.out, res.out
+    assert counters["behind"] > 0, counters
+    assert counters["caught_up"] == counters["behind"], counters
+    assert counters["flushes"] == 0, counters
 
 
 REGRETRY = REPO / "tests" / "integration" / "regretry" / "vg_regretry.ko"

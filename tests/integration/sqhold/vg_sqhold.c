@@ -14,6 +14,12 @@
  * (rxe_sq_release_bytes()): a large WRITE, SEND or READ goes out in
  * parts with a pause of a tick between them, any other WQE whole.
  *
+ * With @wait_sent set too, it asks rxe after each partial release
+ * whether the requester is behind what was released (rxe_sq_unsent()),
+ * and if so releases nothing more of that QP until rxe says it caught
+ * up (->sq_caught_up), as verbsgate does: @behind counts the first,
+ * @caught_up the second.
+ *
  * With @decline set, it leaves every QP rxe offers it alone.
  *
  * Read-only counters: @qps governed so far, @posted WQEs offered,
@@ -43,11 +49,16 @@ static unsigned int part_bytes;
 module_param(part_bytes, uint, 0444);
 MODULE_PARM_DESC(part_bytes, "release held WQEs this many bytes per tick");
 
+static bool wait_sent;
+module_param(wait_sent, bool, 0444);
+MODULE_PARM_DESC(wait_sent, "release no part while rxe is behind the last");
+
 static bool decline;
 module_param(decline, bool, 0644);
 MODULE_PARM_DESC(decline, "leave every QP to rxe");
 
 static atomic_t qps, posted, timer_released, parts, part_left, flushes;
+static atomic_t behind, caught_up;
 
 static int counter_get(char *buf, const struct kernel_param *kp)
 {
@@ -61,10 +72,19 @@ module_param_cb(timer_released, &counter_ops, &timer_released, 0444);
 module_param_cb(parts, &counter_ops, &parts, 0444);
 module_param_cb(part_left, &counter_ops, &part_left, 0444);
 module_param_cb(flushes, &counter_ops, &flushes, 0444);
+module_param_cb(behind, &counter_ops, &behind, 0444);
+module_param_cb(caught_up, &counter_ops, &caught_up, 0444);
 
+/*
+ * @answers counts rxe's callbacks that end a wait (->sq_caught_up, or a
+ * flush); the timer waits while @waiting and none came since @asked.
+ */
 struct sqhold_qp {
 	struct list_head node;
 	struct ib_qp *qp;
+	atomic_t answers;
+	int asked;
+	bool waiting;
 };
 
 /*
@@ -121,16 +141,37 @@ static u32 sqhold_post(struct ib_qp *qp, void *priv,
 /* rxe's gate lock held, interrupts off */
 static void sqhold_flush(struct ib_qp *qp, void *priv)
 {
+	struct sqhold_qp *q = priv;
+
 	atomic_inc(&flushes);
+	atomic_inc(&q->answers);
+}
+
+/* rxe's gate lock held, interrupts off: the requester caught up */
+static void sqhold_caught_up(struct ib_qp *qp, void *priv)
+{
+	struct sqhold_qp *q = priv;
+
+	atomic_inc(&caught_up);
+	atomic_inc(&q->answers);
 }
 
 /* timer (softirq), sqhold_lock held: @part_bytes more of @q's oldest WQE */
 static void sqhold_release_part(struct sqhold_qp *q)
 {
+	int answers = atomic_read(&q->answers);
 	u32 left;
 
+	if (q->waiting && answers == q->asked)
+		return;		/* rxe is behind the last part */
+	q->waiting = false;
 	if (rxe_sq_release_bytes(q->qp, part_bytes, &left))
 		return;		/* nothing held */
+	if (wait_sent && rxe_sq_unsent(q->qp)) {
+		atomic_inc(&behind);
+		q->asked = answers;
+		q->waiting = true;
+	}
 	if (left) {
 		atomic_inc(&parts);
 		atomic_set(&part_left, left);
@@ -165,6 +206,7 @@ static const struct rxe_sq_policy_ops sqhold_ops = {
 	.qp_detach = sqhold_detach,
 	.sq_post = sqhold_post,
 	.sq_flush = sqhold_flush,
+	.sq_caught_up = sqhold_caught_up,
 };
 
 static int __init sqhold_init(void)
