@@ -88,6 +88,18 @@ up() {
 	*)	echo "wire.sh: ORDER is rps or backlog, not '$3'" >&2; exit 2 ;;
 	esac
 	rdma link add rxe1 type rxe netdev vg1
+	# A vCPU receives both ends' packets of the tenants steered to it
+	# (its requests at the far end, their ACKs at the near one), which
+	# two hosts would receive on two NICs. The kernel's backlog of 1000
+	# packets per CPU is less than what 16 QPs may leave in a netdev's
+	# hands (rxe stops a requester at 64 skbs per QP, and veth keeps its
+	# skbs until the far end frees them); when the attacker's vCPU fell
+	# behind, that backlog dropped its packets (585 and 632 in two runs
+	# of the husky latency cell), rxe resent every QP's window unpaced
+	# and the port dropped and delayed the victim's WRITEs for 0.4-0.6 s
+	# (docs/husky/notes.md). With room for 64 QPs' packets both ways
+	# the test bed drops only at its ports, as a NIC's line does.
+	sysctl -qw net.core.netdev_max_backlog=8192
 	for c in all vg0 vg1; do
 		sysctl -qw "net.ipv4.conf.$c.rp_filter=0" \
 			"net.ipv4.conf.$c.accept_local=1"
@@ -133,6 +145,7 @@ down() {
 	ip route del 10.77.2.0/24 dev vg0 metric 1000 2>/dev/null || true
 	ip route flush table 100 2>/dev/null || true
 	ip route flush table 101 2>/dev/null || true
+	sysctl -qw net.core.netdev_max_backlog=1000
 	# rp_filter stays off, the kernel's default and the base state's.
 	for c in all vg0 vg1; do
 		sysctl -qw "net.ipv4.conf.$c.accept_local=0"
