@@ -34,11 +34,12 @@
  *  6. A QP table's xa_lock (datapath/qp.c): tracked QPs and their tenant
  *     pointers. Never taken under 7.
  * 6a. A governed rxe QP's gate lock (rdma_rxe's, spinlock, interrupts
- *     off): rxe holds it around the policy's ->sq_post, ->sq_flush and
- *     ->sq_caught_up, which take 7 (datapath/usq.c), and ->sq_error,
- *     which takes 8. verbsgate enters it through rxe_sq_release() and
- *     _release_bytes() holding none of the locks here: a dispatcher
- *     drops 7 first (rxe_sq_unsent() takes no lock).
+ *     off): rxe holds it around the policy's ->sq_post, ->sq_flush,
+ *     ->sq_caught_up and ->sq_retry, which take 7 (datapath/usq.c), and
+ *     ->sq_error, which takes 8. verbsgate enters it through
+ *     rxe_sq_release(), _release_bytes() and rxe_sq_retry() holding
+ *     none of the locks here: a dispatcher drops 7 first
+ *     (rxe_sq_unsent() takes no lock).
  *  7. A device's vg_shaper::lock (spinlock, _irqsave: posts come from any
  *     context, hardirq included): the scheduler, the pacer, every
  *     vg_sendq and every bound vg_usq of the device (datapath/shaper.c,

@@ -85,17 +85,32 @@
  *   ->sq_caught_up once it has sent all of it, so that the policy can
  *   hold the rest of the queue back until then.
  *
+ * Retries
+ *
+ *   A retry sends again, at the speed of the CPU, what the requester sent
+ *   beyond the last packet acknowledged: when the responder answered
+ *   with an RNR NAK (once its RNR timer fires) or a sequence error NAK,
+ *   or when the QP's ACK timer fired. A policy that paces what it
+ *   releases can pace that too: rxe offers each retry of a governed QP
+ *   to the optional ->sq_retry, with the payload it is to send again,
+ *   and a policy that holds it lets it go later with rxe_sq_retry(). The
+ *   requester sends nothing on the QP meanwhile. A held retry goes when
+ *   the policy detaches, and is dropped when the QP fails (->sq_flush)
+ *   or is reset.
+ *
  * Contexts and locking
  *
  *   ->qp_attach and ->qp_detach run in process context and may sleep;
  *   ->qp_attach runs in the context of the task creating the QP, so the
  *   policy may classify it by current (its cgroup, for example).
- *   ->sq_post, ->sq_flush and ->sq_error are called with the queue's
+ *   ->sq_post, ->sq_flush, ->sq_error and ->sq_retry are called with
+ *   the queue's
  *   gate lock held and interrupts disabled, from process context (the
  *   doorbell, or a task run directly) or from softirq context (the
  *   requester and completer tasklets); they must not sleep and must not
- *   call rxe_sq_release() or rxe_sq_release_bytes() (->sq_post returns
- *   how many WQEs to release instead). Those two may be called from
+ *   call rxe_sq_release(), rxe_sq_release_bytes() or rxe_sq_retry()
+ *   (->sq_post returns how many WQEs to release instead). Those may be
+ *   called from
  *   process or softirq context (a timer, a soft hrtimer), but not from
  *   those callbacks nor with interrupts disabled: like the
  *   doorbell, they run the requester in the caller's context, unless it
@@ -143,8 +158,8 @@
  *	first, to release wholly now (0 .. @held). Gate lock held,
  *	interrupts off, must not sleep.
  * @sq_flush: rxe is about to release all held WQEs, a partly released
- *	one included, because the QP is in the error state; the policy
- *	drops what it accounted for them.
+ *	one included, and to drop a held retry, because the QP is in the
+ *	error state; the policy drops what it accounted for them.
  *	Gate lock held, interrupts off, must not sleep.
  * @sq_error: optional; a released WQE completes with @status, an error,
  *	and moves the QP to the error state (the WQEs flushed after it are
@@ -157,6 +172,13 @@
  *	then). Called by the requester, softirq context or a process with
  *	bottom halves off; gate lock held, interrupts off, must not sleep
  *	nor release.
+ * @sq_retry: optional; the requester is about to retry, sending again
+ *	@bytes of RDMA WRITE and SEND payload (a READ's responses come
+ *	again from the responder, not counted). Return true to hold the
+ *	retry until the policy calls rxe_sq_retry(), false to let it go
+ *	now; asked once per retry. Called by the requester, softirq
+ *	context or a process with bottom halves off; gate lock held,
+ *	interrupts off, must not sleep nor release.
  */
 struct rxe_sq_policy_ops {
 	struct module *owner;
@@ -169,6 +191,7 @@ struct rxe_sq_policy_ops {
 	void (*sq_error)(struct ib_qp *qp, void *priv,
 			 enum ib_wc_status status);
 	void (*sq_caught_up)(struct ib_qp *qp, void *priv);
+	bool (*sq_retry)(struct ib_qp *qp, void *priv, u32 bytes);
 };
 
 int rxe_sq_policy_register(const struct rxe_sq_policy_ops *ops);
@@ -201,6 +224,17 @@ u32 rxe_sq_release(struct ib_qp *qp, u32 count);
  * Any context; takes no lock.
  */
 bool rxe_sq_unsent(struct ib_qp *qp);
+
+/**
+ * rxe_sq_retry - let a retry the policy holds go
+ * @qp: a QP governed by the caller
+ *
+ * As rxe_sq_release(); the requester starts the retry.
+ *
+ * Return: 0, or -ENOENT when no retry of @qp is held (the QP failed or
+ * was reset meanwhile).
+ */
+int rxe_sq_retry(struct ib_qp *qp);
 
 /**
  * rxe_sq_wqe_in_parts - whether rxe can send a WQE in parts

@@ -35,6 +35,11 @@
  * doorbell of its own process (vg_usq_kick()), which releases its own
  * QP's chunks in its tenant's turns, or the hrtimer.
  *
+ * Retries. What the driver sends again after an RNR NAK, a sequence
+ * error or an ACK timeout is paced too: the driver holds a paced
+ * queue's retry for verbsgate (vg_usq_retry()), which lets it go in the
+ * queue's turn, charged as a chunk (vg_usq_post_retry()).
+ *
  * Home CPU. rxe sends what it is released on the releasing CPU, so the
  * hrtimer, which fires where the last doorbell moved it, would send one
  * tenant's messages from another tenant's CPU: next to a message-rate
@@ -195,17 +200,17 @@ static void vg_usq_forget(struct vg_shaper *sh, struct vg_usq *usq)
 }
 
 /**
- * vg_usq_ready() - whether a queue has a WQE to release
+ * vg_usq_ready() - whether a queue has a WQE or a retry to release
  * @usq: the queue
  *
- * Not while its driver is behind what it was released: see
+ * A WQE not while its driver is behind what it was released: see
  * vg_usq_caught_up().
  *
  * Context: any; under the shaper lock.
  */
 static bool vg_usq_ready(const struct vg_usq *usq)
 {
-	return usq->placed && usq->nheld && !usq->behind;
+	return usq->placed && (usq->retry || (usq->nheld && !usq->behind));
 }
 
 /**
@@ -338,7 +343,8 @@ void vg_usq_link(struct vg_usq *usq, struct vg_qp *q)
 
 /*
  * Under the shaper lock, with nothing of @usq being released: take it
- * out of the shaper. Its WQEs are the driver's to execute from now on.
+ * out of the shaper. Its WQEs are the driver's to execute from now on; a
+ * retry verbsgate held, the caller's to let go (vg_usq_close()).
  * Return: its tenant reference, for the caller to drop without the lock.
  */
 static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
@@ -348,6 +354,7 @@ static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
 
 	lockdep_assert_held(&sh->lock);
 
+	usq->retry = false;
 	vg_usq_forget(sh, usq);
 	if (usq->placed)
 		vg_shaper_slot_del(sh, &usq->slot);
@@ -368,7 +375,7 @@ static struct vg_ktenant *vg_usq_unbind(struct vg_shaper *sh,
  *
  * Its QP is being destroyed (the destroy wrapper, before the driver's
  * destroy_qp), or the driver detaches it. What it holds is the driver's
- * to flush or discard.
+ * to flush or discard, and a retry verbsgate held goes.
  *
  * Context: process context; sleeps until no dispatcher releases its
  * WQEs and its home work is neither queued nor running; takes the
@@ -380,15 +387,21 @@ void vg_usq_close(struct vg_usq *usq)
 {
 	struct vg_shaper *sh = READ_ONCE(usq->sh);
 	struct vg_ktenant *t = NULL;
+	bool retry = false;
 
 	if (sh) {
 		spin_lock_irq(&sh->lock);
 		wait_event_lock_irq(sh->idle_wq, !usq->busy, sh->lock);
-		if (usq->sh == sh)
+		if (usq->sh == sh) {
+			retry = usq->retry;
 			t = vg_usq_unbind(sh, usq);
+		}
 		spin_unlock_irq(&sh->lock);
 		/* Outside the lock: the last reference removes its kobject. */
 		vg_tenant_put(t);
+		/* A retry verbsgate held is the driver's again. */
+		if (retry)
+			usq->drv->retry(usq->qp);
 	}
 	/*
 	 * A turn handed to its home CPU before it left the shaper: unbound,
@@ -611,6 +624,8 @@ release:
  * vg_usq_flush() - the driver releases everything it holds of a queue
  * @usq: the queue, whose QP failed
  *
+ * A retry it held for verbsgate is dropped with them.
+ *
  * Context: as vg_usq_post(). Takes the shaper lock.
  */
 void vg_usq_flush(struct vg_usq *usq)
@@ -621,8 +636,10 @@ void vg_usq_flush(struct vg_usq *usq)
 	sh = READ_ONCE(usq->sh);
 	if (sh) {
 		spin_lock(&sh->lock);
-		if (usq->sh == sh)
+		if (usq->sh == sh) {
+			usq->retry = false;
 			vg_usq_forget(sh, usq);
+		}
 		spin_unlock(&sh->lock);
 	}
 	rcu_read_unlock();
@@ -693,6 +710,53 @@ void vg_usq_caught_up(struct vg_usq *usq)
 }
 
 /**
+ * vg_usq_retry() - the driver is about to send again what it sent
+ * @usq: its queue
+ * @bytes: the payload it is to send again
+ *
+ * rxe resends what was not acknowledged after an RNR NAK, a sequence
+ * error or an ACK timeout, at the speed of the CPU. Next to a tenant
+ * whose QPs meet RNR NAKs on purpose, every chunk verbsgate released
+ * went twice, the second time unpaced: the port held back hundreds of
+ * packets a run, a latency tenant's among them (docs/husky/notes.md).
+ * So a paced queue's retry waits for the queue's turn, and is charged
+ * to the pacer and the scheduler as a chunk of @bytes
+ * (vg_usq_post_retry()). A queue that goes unpaced (vg_usq_direct())
+ * retries at once, as do unbound ones.
+ *
+ * Context: as vg_usq_post(): the driver's lock of @usq held, interrupts
+ * off (its requester, softirq or a process with bottom halves off).
+ * Takes the shaper lock; calls nothing of the driver's.
+ * Return: true if verbsgate holds the retry, to let it go with the
+ * driver's retry().
+ */
+bool vg_usq_retry(struct vg_usq *usq, u32 bytes)
+{
+	struct vg_shaper *sh;
+	bool hold = false;
+	u64 now;
+
+	if (!usq->drv->retry)
+		return false;
+	rcu_read_lock();
+	sh = READ_ONCE(usq->sh);
+	if (sh) {
+		spin_lock(&sh->lock);
+		if (usq->sh == sh && usq->placed && !vg_usq_direct(sh, usq)) {
+			usq->retry = true;
+			usq->retry_bytes = bytes;
+			hold = true;
+			now = ktime_get_ns();
+			if (vg_usq_reactivate(sh, usq, now))
+				vg_shaper_arm(sh, now);
+		}
+		spin_unlock(&sh->lock);
+	}
+	rcu_read_unlock();
+	return hold;
+}
+
+/**
  * vg_usq_kick() - the owner rang its doorbell: release what its turns allow
  * @usq: its queue, found under rcu_read_lock()
  *
@@ -709,10 +773,10 @@ void vg_usq_kick(struct vg_usq *usq)
 	struct vg_shaper *sh = READ_ONCE(usq->sh);
 	unsigned long flags;
 
-	if (!sh || !READ_ONCE(usq->nheld))
+	if (!sh || (!READ_ONCE(usq->nheld) && !READ_ONCE(usq->retry)))
 		return;
 	spin_lock_irqsave(&sh->lock, flags);
-	if (usq->sh == sh && usq->placed && usq->nheld) {
+	if (usq->sh == sh && usq->placed && (usq->nheld || usq->retry)) {
 		usq->home_cpu = smp_processor_id();
 		vg_shaper_kick(sh, &usq->slot, &flags);
 		vg_shaper_arm_here(sh);
@@ -737,6 +801,41 @@ static void vg_usq_home_work(struct work_struct *work)
 	vg_usq_kick(usq);
 	rcu_read_unlock();
 	vg_usq_put(usq);
+}
+
+/*
+ * vg_usq_post_retry() - let the retry the driver holds go, in the queue's
+ * turn: vg_usq_post_chunk() for a retry (vg_usq_retry()). Charged as a
+ * chunk of the retry's payload; the queue keeps its place if it holds
+ * WQEs.
+ *
+ * Context: as vg_usq_post_chunk().
+ */
+static void vg_usq_post_retry(struct vg_shaper *sh, struct vg_usq *usq,
+			      u64 now, unsigned long *flags)
+{
+	struct vg_shaper_port *pp = &sh->ports[usq->slot.port];
+	u32 bytes = usq->retry_bytes;
+	struct vg_token tok;
+	int ret;
+
+	lockdep_assert_held(&sh->lock);
+
+	vg_cost(&sh->cost, VG_OP_SEND, bytes, &tok);
+	vg_shaper_charge(sh, &usq->slot, &tok, now, usq->nheld > 0);
+	usq->retry = false;
+	usq->slot.posting = true;
+	usq->busy++;
+	spin_unlock_irqrestore(&sh->lock, *flags);
+	ret = usq->drv->retry(usq->qp);
+	spin_lock_irqsave(&sh->lock, *flags);
+	usq->busy--;
+	usq->slot.posting = false;
+	if (!ret)
+		vg_shaper_count_paced(pp, bytes, 1);
+	if (!vg_usq_reactivate(sh, usq, ktime_get_ns()) && usq->placed)
+		vg_sched_deactivate(&pp->sched, usq->slot.handle);
+	vg_shaper_wake_idle(sh);
 }
 
 /**
@@ -824,6 +923,21 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	vg_shaper_wake_idle(sh);
 }
 
+/*
+ * ->post_chunk for the dispatcher: a retry the driver holds goes first,
+ * since the driver sends nothing else of the QP until it has gone.
+ */
+static void vg_usq_slot_post(struct vg_shaper *sh, struct vg_slot *slot,
+			     u64 now, unsigned long *flags)
+{
+	struct vg_usq *usq = vg_slot_usq(slot);
+
+	if (usq->retry)
+		vg_usq_post_retry(sh, usq, now, flags);
+	else
+		vg_usq_post_chunk(sh, slot, now, flags);
+}
+
 /* vg_usq_ready() for the dispatcher. Under the shaper lock. */
 static bool vg_usq_slot_ready(struct vg_slot *slot)
 {
@@ -873,7 +987,7 @@ static const struct vg_slot_ops vg_usq_slot_ops = {
 	.ready = vg_usq_slot_ready,
 	.reactivate = vg_usq_slot_reactivate,
 	.send_home = vg_usq_slot_send_home,
-	.post_chunk = vg_usq_post_chunk,
+	.post_chunk = vg_usq_slot_post,
 	.keeps_place = true,
 };
 
@@ -892,6 +1006,7 @@ void vg_usq_drain(struct vg_shaper *sh)
 {
 	struct vg_ktenant *t;
 	struct vg_usq *usq;
+	bool retry;
 
 	spin_lock_irq(&sh->lock);
 	while (!list_empty(&sh->usqs)) {
@@ -905,8 +1020,11 @@ void vg_usq_drain(struct vg_shaper *sh)
 			vg_shaper_slot_del(sh, &usq->slot);
 		usq->placed = false;
 		usq->busy++;
+		retry = usq->retry;
 		spin_unlock_irq(&sh->lock);
 		usq->drv->release(usq->qp, U32_MAX);
+		if (retry)
+			usq->drv->retry(usq->qp);
 		spin_lock_irq(&sh->lock);
 		usq->busy--;
 		t = vg_usq_unbind(sh, usq);

@@ -42,11 +42,15 @@ struct vg_usq_wqe {
  * @unsent: optional; whether the driver has yet to send what it was
  *	released, in which case it calls vg_usq_caught_up() once it has
  *	sent it. Any context, takes no lock.
+ * @retry: optional; let the retry the driver holds for verbsgate
+ *	(vg_usq_retry()) go. Returns 0, or -ENOENT if it holds none. As
+ *	@release.
  */
 struct vg_usq_driver {
 	u32 (*release)(struct ib_qp *qp, u32 count);
 	int (*release_bytes)(struct ib_qp *qp, u32 bytes, u32 *left);
 	bool (*unsent)(struct ib_qp *qp);
+	int (*retry)(struct ib_qp *qp);
 };
 
 /**
@@ -78,6 +82,9 @@ struct vg_usq_driver {
  *	unsent()): nothing more is released until vg_usq_caught_up()
  * @caught_ups: vg_usq_caught_up() calls, so that a dispatcher can tell
  *	one that came while it asked the driver (vg_usq_post_chunk())
+ * @retry: the driver holds a retry of the QP for verbsgate to let go in
+ *	the queue's next turn (vg_usq_retry()), @retry_bytes of payload
+ * @retry_bytes: see @retry
  * @credit: tokens charged to the pacer and the scheduler ahead of WQEs
  *	not yet posted, which then go without the shaper lock
  * @credit_tenant: the tenant @credit was charged to
@@ -108,6 +115,8 @@ struct vg_usq {
 	bool placed;
 	bool behind;
 	u32 caught_ups;
+	bool retry;
+	u32 retry_bytes;
 	struct vg_token credit;
 	struct vg_ktenant *credit_tenant;
 	int home_cpu;
@@ -143,6 +152,7 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held);
 void vg_usq_flush(struct vg_usq *usq);
 void vg_usq_error(struct vg_usq *usq);
 void vg_usq_caught_up(struct vg_usq *usq);
+bool vg_usq_retry(struct vg_usq *usq, u32 bytes);
 
 /* The create, destroy and post wrappers' side (interpose.c). */
 void vg_usq_offer_begin(struct vg_usq_offer *o, struct vg_shaper *sh,

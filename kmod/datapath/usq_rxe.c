@@ -162,6 +162,15 @@ static void vg_rxe_sq_caught_up(struct ib_qp *qp, void *priv)
 	vg_usq_caught_up(priv);
 }
 
+/*
+ * ->sq_retry: the requester is to send @bytes again. As ->sq_post.
+ * Return: whether verbsgate holds the retry for the queue's next turn.
+ */
+static bool vg_rxe_sq_retry(struct ib_qp *qp, void *priv, u32 bytes)
+{
+	return vg_usq_retry(priv, bytes);
+}
+
 static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.owner = THIS_MODULE,
 	.name = KBUILD_MODNAME,
@@ -171,6 +180,7 @@ static const struct rxe_sq_policy_ops vg_rxe_ops = {
 	.sq_flush = vg_rxe_sq_flush,
 	.sq_error = vg_rxe_sq_error,
 	.sq_caught_up = vg_rxe_sq_caught_up,
+	.sq_retry = vg_rxe_sq_retry,
 };
 
 /* Whether @ibdev is an rxe device (patched or not). Any context. */
@@ -200,6 +210,8 @@ static void vg_rxe_register(const char *name)
 	vg_rxe_driver.release_bytes = symbol_get(rxe_sq_release_bytes);
 	/* Optional: a series without it sends what it holds at once. */
 	vg_rxe_driver.unsent = symbol_get(rxe_sq_unsent);
+	/* Optional: a series without it sends retries unpaced. */
+	vg_rxe_driver.retry = symbol_get(rxe_sq_retry);
 	if (reg && unreg && vg_rxe_driver.release &&
 	    vg_rxe_driver.release_bytes) {
 		ret = reg(&vg_rxe_ops);
@@ -217,6 +229,8 @@ static void vg_rxe_register(const char *name)
 		symbol_put(rxe_sq_release_bytes);
 	if (vg_rxe_driver.unsent)
 		symbol_put(rxe_sq_unsent);
+	if (vg_rxe_driver.retry)
+		symbol_put(rxe_sq_retry);
 	if (state == VG_RXE_REGISTERED)
 		vg_rxe_unregister = unreg;
 	WRITE_ONCE(vg_rxe_state, state);

@@ -256,7 +256,7 @@ def label(v: dict) -> str:
 
 # -- running a cell in the guest ---------------------------------------
 
-def _start(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
+def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
            seconds: int, log: str, interval: int) -> list[str]:
     """@role's processes in @cgroup, unprivileged, in the background, each
     to a far server of its own from @port on (none for local storms), at
@@ -368,7 +368,7 @@ def _token_share(g: Guest) -> tuple[float, float]:
     return token_figures(samples, rate)
 
 
-def _outcome(g: Guest, log: str) -> dict:
+def role_outcome(g: Guest, log: str) -> dict:
     """An attacker's JSON; one that died without it, as a failed run
     with what it printed."""
     try:
@@ -388,20 +388,21 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     try:
         with w.watch() as counts:
             if attacker:
-                attacks = _start(g, w, attacker, "attacker", port + 1,
-                                 SECONDS + 3, "/tmp/husky-attacker.log", 1)
+                attacks = start_role(g, w, attacker, "attacker",
+                                     port + 1, SECONDS + 3,
+                                     "/tmp/husky-attacker.log", 1)
                 g.run("sleep 1")
             # Not next to a latency victim, whose p99 would pay for it.
             sample = (attacker and victim.kind != "latency" and
                       g.verbsgate_loaded())
             if sample:
                 _sample_tokens(g)
-            [log] = _start(g, w, victim, "victim", port, SECONDS,
-                           "/tmp/husky-victim.log", 1)
+            [log] = start_role(g, w, victim, "victim", port, SECONDS,
+                               "/tmp/husky-victim.log", 1)
             result = vgload_result(g, log, wait_s=SECONDS + 60)
             if sample:
                 tokens = _token_share(g)
-            others = [_outcome(g, a) for a in attacks]
+            others = [role_outcome(g, a) for a in attacks]
     finally:
         stop_vgload(g)
     assert result["ok"], result
