@@ -588,14 +588,10 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
 				    sh->dev->name, usq->qp->qp_num, held - 1,
 				    usq->nheld);
 		vg_usq_forget(sh, usq);
-		/* A retry it holds for verbsgate still waits for its turn. */
-		if (vg_usq_reactivate(sh, usq, now))
-			vg_shaper_arm(sh, now);
 		ret = held;
 		goto out;
 	}
-	/* Nothing waits: not even a retry, which goes before any WQE. */
-	if (!usq->nheld && !usq->slot.posting && !usq->retry) {
+	if (!usq->nheld && !usq->slot.posting) {
 		/* A QP moves between WQEs (rule R6 of tenant.h). */
 		vg_shaper_rebind(sh, &usq->slot);
 		t = usq->slot.tenant;
@@ -740,12 +736,7 @@ bool vg_usq_retry(struct vg_usq *usq, u32 bytes)
 	bool hold = false;
 	u64 now;
 
-	/*
-	 * A retry of READs and atomics alone resends requests, not
-	 * payload: the responder sends its responses again, which the
-	 * first release paid for.
-	 */
-	if (!usq->drv->retry || !bytes)
+	if (!usq->drv->retry)
 		return false;
 	rcu_read_lock();
 	sh = READ_ONCE(usq->sh);
