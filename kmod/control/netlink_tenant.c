@@ -86,7 +86,9 @@ static int vg_nl_put_stats(struct sk_buff *skb, struct vg_ktenant *t)
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_MR_REFUSED,
 			      s.mr_refused, VERBSGATE_STAT_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_QP_ERRORS,
-			      s.qp_errors, VERBSGATE_STAT_ATTR_PAD))
+			      s.qp_errors, VERBSGATE_STAT_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, VERBSGATE_STAT_ATTR_RETRY_BYTES,
+			      s.retry_bytes, VERBSGATE_STAT_ATTR_PAD))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;

@@ -137,6 +137,7 @@ VG_TENANT_STAT_ATTR(ctrl_wait_ns, ctrl_wait_ns);
 VG_TENANT_STAT_ATTR(mr_bytes, mr_bytes);
 VG_TENANT_STAT_ATTR(mr_refused, mr_refused);
 VG_TENANT_STAT_ATTR(qp_errors, qp_errors);
+VG_TENANT_STAT_ATTR(retry_bytes, retry_bytes);
 
 static struct attribute *vg_tenant_attrs[] = {
 	&id_attr.attr,
@@ -168,6 +169,7 @@ static struct attribute *vg_tenant_attrs[] = {
 	&mr_bytes_attr.attr,
 	&mr_refused_attr.attr,
 	&qp_errors_attr.attr,
+	&retry_bytes_attr.attr,
 	NULL,
 };
 

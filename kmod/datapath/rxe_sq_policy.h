@@ -93,10 +93,13 @@
  *   or when the QP's ACK timer fired. A policy that paces what it
  *   releases can pace that too: rxe offers each retry of a governed QP
  *   to the optional ->sq_retry, with the payload it is to send again,
- *   and a policy that holds it lets it go later with rxe_sq_retry(). The
- *   requester sends nothing on the QP meanwhile. A held retry goes when
- *   the policy detaches, and is dropped when the QP fails (->sq_flush)
- *   or is reset.
+ *   and a policy that holds it must let it go later with rxe_sq_retry():
+ *   the requester sends nothing on the QP meanwhile, and neither the
+ *   retransmit timer nor the retry counts end the wait. The retry then
+ *   proceeds at the speed of the CPU as before; the policy only chose
+ *   when. A held retry proceeds when the policy detaches, and is dropped
+ *   when rxe flushes the queue (->sq_flush: the QP failed, is reset or
+ *   is destroyed).
  *
  * Contexts and locking
  *
@@ -104,19 +107,17 @@
  *   ->qp_attach runs in the context of the task creating the QP, so the
  *   policy may classify it by current (its cgroup, for example).
  *   ->sq_post, ->sq_flush, ->sq_error and ->sq_retry are called with
- *   the queue's
- *   gate lock held and interrupts disabled, from process context (the
- *   doorbell, or a task run directly) or from softirq context (the
- *   requester and completer tasklets); they must not sleep and must not
- *   call rxe_sq_release(), rxe_sq_release_bytes() or rxe_sq_retry()
- *   (->sq_post returns how many WQEs to release instead). Those may be
- *   called from
- *   process or softirq context (a timer, a soft hrtimer), but not from
- *   those callbacks nor with interrupts disabled: like the
- *   doorbell, they run the requester in the caller's context, unless it
- *   runs on another CPU already, which then sends what was released.
- *   They take the gate lock, which serialises them with each other and
- *   with intake.
+ *   the queue's gate lock held and interrupts disabled, from process
+ *   context (the doorbell, or a task run directly) or from softirq
+ *   context (the requester and completer tasklets); they must not sleep
+ *   and must not call rxe_sq_release(), rxe_sq_release_bytes() or
+ *   rxe_sq_retry() (->sq_post returns how many WQEs to release
+ *   instead). Those may be called from process or softirq context (a
+ *   timer, a soft hrtimer), but not from those callbacks nor with
+ *   interrupts disabled: like the doorbell, they run the requester in
+ *   the caller's context, unless it runs on another CPU already, which
+ *   then sends what was released. They take the gate lock, which
+ *   serialises them with each other and with intake.
  *
  * Registration and unloading
  *
@@ -150,7 +151,8 @@
  * @qp_detach: the QP is no longer governed (it is being destroyed, the
  *	policy unregisters, or rxe could not set up a QP the policy had
  *	just accepted). Held WQEs are released by rxe; after this returns
- *	the policy must not call rxe_sq_release() for @qp again. Process
+ *	the policy must not call rxe_sq_release(), rxe_sq_release_bytes(),
+ *	rxe_sq_unsent() or rxe_sq_retry() for @qp again. Process
  *	context, may sleep.
  * @sq_post: @wqe, the kernel's private copy of a newly posted WQE, joins
  *	the queue; @held is the number of WQEs held now, @wqe and a partly
@@ -158,8 +160,8 @@
  *	first, to release wholly now (0 .. @held). Gate lock held,
  *	interrupts off, must not sleep.
  * @sq_flush: rxe is about to release all held WQEs, a partly released
- *	one included, and to drop a held retry, because the QP is in the
- *	error state; the policy drops what it accounted for them.
+ *	one included, and to drop a held retry, because the QP failed, is
+ *	reset or is destroyed; the policy drops what it accounted for them.
  *	Gate lock held, interrupts off, must not sleep.
  * @sq_error: optional; a released WQE completes with @status, an error,
  *	and moves the QP to the error state (the WQEs flushed after it are
@@ -231,8 +233,8 @@ bool rxe_sq_unsent(struct ib_qp *qp);
  *
  * As rxe_sq_release(); the requester starts the retry.
  *
- * Return: 0, or -ENOENT when no retry of @qp is held (the QP failed or
- * was reset meanwhile).
+ * Return: 0, or -ENOENT when no retry of @qp is held (the QP failed, was
+ * reset or the policy detached meanwhile).
  */
 int rxe_sq_retry(struct ib_qp *qp);
 

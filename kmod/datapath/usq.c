@@ -588,10 +588,14 @@ u32 vg_usq_post(struct vg_usq *usq, const struct vg_usq_wqe *w, u32 held)
 				    sh->dev->name, usq->qp->qp_num, held - 1,
 				    usq->nheld);
 		vg_usq_forget(sh, usq);
+		/* A retry it holds for verbsgate still waits for its turn. */
+		if (vg_usq_reactivate(sh, usq, now))
+			vg_shaper_arm(sh, now);
 		ret = held;
 		goto out;
 	}
-	if (!usq->nheld && !usq->slot.posting) {
+	/* Nothing waits: not even a retry, which goes before any WQE. */
+	if (!usq->nheld && !usq->slot.posting && !usq->retry) {
 		/* A QP moves between WQEs (rule R6 of tenant.h). */
 		vg_shaper_rebind(sh, &usq->slot);
 		t = usq->slot.tenant;
@@ -736,7 +740,12 @@ bool vg_usq_retry(struct vg_usq *usq, u32 bytes)
 	bool hold = false;
 	u64 now;
 
-	if (!usq->drv->retry)
+	/*
+	 * A retry of READs and atomics alone resends requests, not
+	 * payload: the responder sends its responses again, which the
+	 * first release paid for.
+	 */
+	if (!usq->drv->retry || !bytes)
 		return false;
 	rcu_read_lock();
 	sh = READ_ONCE(usq->sh);
@@ -831,8 +840,10 @@ static void vg_usq_post_retry(struct vg_shaper *sh, struct vg_usq *usq,
 	spin_lock_irqsave(&sh->lock, *flags);
 	usq->busy--;
 	usq->slot.posting = false;
-	if (!ret)
+	if (!ret) {
+		vg_tenant_count_retry(usq->slot.tenant, bytes);
 		vg_shaper_count_paced(pp, bytes, 1);
+	}
 	if (!vg_usq_reactivate(sh, usq, ktime_get_ns()) && usq->placed)
 		vg_sched_deactivate(&pp->sched, usq->slot.handle);
 	vg_shaper_wake_idle(sh);

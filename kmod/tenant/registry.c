@@ -239,6 +239,7 @@ void vg_tenant_stats_read(struct vg_ktenant *t, struct vg_tenant_stats *s)
 	s->ctrl_verbs = atomic64_read(&t->ctrl_verbs);
 	s->ctrl_wait_ns = atomic64_read(&t->ctrl_wait_ns);
 	s->qp_errors = atomic64_read(&t->qp_errors);
+	s->retry_bytes = atomic64_read(&t->retry_bytes);
 	s->mr_bytes = atomic64_read(&t->mr_bytes);
 	s->mr_refused = atomic64_read(&t->mr_refused);
 	/* A reader between a dequeue and its enqueue's CPU sees no "-1". */

@@ -149,6 +149,7 @@ struct vg_tenant_stats {
 	u64 qp_errors;
 	u64 mr_bytes;
 	u64 mr_refused;
+	u64 retry_bytes;
 };
 
 /**
@@ -173,6 +174,8 @@ struct vg_tenant_stats {
  * @mr_bytes: bytes its processes hold registered as MRs
  *	(datapath/mr_quota.c)
  * @mr_refused: registrations refused by @pol.mr_bytes_max
+ * @retry_bytes: payload its QPs sent again in retries that verbsgate
+ *	paced (datapath/usq.c)
  * @pcpu: counters
  */
 struct vg_ktenant {
@@ -192,6 +195,7 @@ struct vg_ktenant {
 	atomic64_t qp_errors;
 	atomic64_t mr_bytes;
 	atomic64_t mr_refused;
+	atomic64_t retry_bytes;
 	struct vg_tenant_pcpu __percpu *pcpu;
 };
 
@@ -368,6 +372,18 @@ static inline void vg_tenant_count_tx(struct vg_ktenant *t, u64 bytes,
 	u64_stats_add(&c->split_wrs, split);
 	u64_stats_update_end_irqrestore(&c->syncp, flags);
 	put_cpu_ptr(t->pcpu);
+}
+
+/**
+ * vg_tenant_count_retry() - account a retry verbsgate paced
+ * @t: tenant
+ * @bytes: the payload the driver sent again
+ *
+ * Context: any; one atomic (retries are rare next to posts).
+ */
+static inline void vg_tenant_count_retry(struct vg_ktenant *t, u64 bytes)
+{
+	atomic64_add(bytes, &t->retry_bytes);
 }
 
 /**

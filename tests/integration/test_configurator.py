@@ -20,7 +20,7 @@ TENANT_FIELDS = {"id", "name", "selector", "class", "weight", "min_rate",
 STATS_FIELDS = {"id", "name", "qps", "tx_bytes", "tx_wrs", "chunks",
                 "split_wrs", "throttled_ns", "queued_wrs", "qp_clamps",
                 "ctrl_verbs", "ctrl_wait_ns", "mr_bytes", "mr_refused",
-                "qp_errors"}
+                "qp_errors", "retry_bytes"}
 DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "user_qps_enforced", "user_qps_refused", "ports_paced",
               "port_table"}

@@ -17,7 +17,7 @@ import json
 
 from harness import husky
 from harness.reports import report
-from harness.testbed import Guest
+from harness.testbed import SYSFS, Guest
 from harness.traffic import stop_vgload
 from harness.vgcli import port1
 from harness.wire import LABEL
@@ -37,6 +37,12 @@ def rnr_naks(g: Guest) -> int:
     return st["rcvd_rnr_err"]
 
 
+def retry_bytes(g: Guest) -> int:
+    """What verbsgate counted of the attacker's retries (sysfs)."""
+    return int(g.run(f"cat {SYSFS}/tenants/attacker/retry_bytes",
+                     check=True).out)
+
+
 def test_rnr_retries_wait_for_the_tenant_s_turns(rxe_kept):
     g = rxe_kept
     storm = husky.ATTACKERS["error storm"]
@@ -46,6 +52,7 @@ def test_rnr_retries_wait_for_the_tenant_s_turns(rxe_kept):
         try:
             naks = rnr_naks(g)
             paced = port1(g)["paced_bytes"]
+            retried = retry_bytes(g)
             with w.watch() as counts:
                 logs = husky.start_role(g, w, storm, "attacker", 24000,
                                         STORM_S, "/tmp/retries-storm.log",
@@ -53,12 +60,14 @@ def test_rnr_retries_wait_for_the_tenant_s_turns(rxe_kept):
                 results = [husky.role_outcome(g, log) for log in logs]
             paced = port1(g)["paced_bytes"] - paced
             naks = rnr_naks(g) - naks
+            retried = retry_bytes(g) - retried
         finally:
             stop_vgload(g)
             assert g.unload_verbsgate().ok
     assert all(r.get("ok") for r in results), results
     report(f"The error storm's retries with verbsgate ({LABEL})",
-           [f"{naks} RNR NAKs; verbsgate paced {paced / 1e6:.2f} MB, the "
+           [f"{naks} RNR NAKs; verbsgate paced {paced / 1e6:.2f} MB, "
+            f"{retried / 1e6:.2f} MB of it the storm's retries; the "
             f"port carried {counts.bytes / 1e6:.2f} MB "
             f"({counts.bytes / max(paced, 1):.2f} times) and held back "
             f"{counts.held} packets; rxe's timeout retries "
@@ -67,4 +76,6 @@ def test_rnr_retries_wait_for_the_tenant_s_turns(rxe_kept):
     # The storm's QPs did meet RNR NAKs, and rxe resent after them.
     assert naks >= 100, naks
     assert paced > 0
+    # Its retries went through verbsgate, and were counted to it.
+    assert 0 < retried < paced, (retried, paced)
     assert counts.bytes <= MAX_WIRE_PER_PACED * paced, (counts, paced)

@@ -449,6 +449,12 @@ enum verbsgate_stat_attr {
 	 * TENANT_CTRL_RATE); on devices whose driver reports them
 	 */
 	VERBSGATE_STAT_ATTR_QP_ERRORS,
+	/*
+	 * payload its QPs sent again in retries (RNR NAK, sequence error,
+	 * ACK timeout) that verbsgate paced; on devices whose driver lets
+	 * it (rdma_rxe with driver-patches/)
+	 */
+	VERBSGATE_STAT_ATTR_RETRY_BYTES,
 
 	__VERBSGATE_STAT_ATTR_MAX,
 	VERBSGATE_STAT_ATTR_MAX = __VERBSGATE_STAT_ATTR_MAX - 1

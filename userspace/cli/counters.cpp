@@ -35,6 +35,8 @@ const Table<Counters> &counters_table()
 			.shows(" mr_refused %s").key("mr_refused"),
 		row(VERBSGATE_STAT_ATTR_QP_ERRORS, &C::qp_errors)
 			.shows(" qp_errors %s").key("qp_errors"),
+		row(VERBSGATE_STAT_ATTR_RETRY_BYTES, &C::retry_bytes)
+			.shows(" retry_bytes %s").key("retry_bytes"),
 	};
 	return t;
 }

@@ -21,6 +21,7 @@ struct Counters {
 	uint64_t mr_bytes = 0;		// bytes held registered as MRs now
 	uint64_t mr_refused = 0;	// registrations over its quota
 	uint64_t qp_errors = 0;		// WRs that failed their QP
+	uint64_t retry_bytes = 0;	// payload of retries verbsgate paced
 };
 
 // enum verbsgate_stat_attr

@@ -164,7 +164,7 @@ TEST(ParseQp, KernelQpWithStatsAndUnknownAttributes)
 		  "local fe80::1 peer fe80::2 tx_bytes 4096 tx_wrs 2 chunks 0 "
 		  "split_wrs 0 throttled 1.5us queued_wrs 0 qp_clamps 0 "
 		  "ctrl_verbs 0 ctrl_wait 0ns mr_bytes 0 mr_refused 0 "
-		  "qp_errors 0");
+		  "qp_errors 0 retry_bytes 0");
 	EXPECT_EQ(json(q),
 		  "{\"dev\":\"rxe0\",\"dev_index\":1,\"qpn\":18,\"type\":\"RC\","
 		  "\"tenant\":\"default\",\"tenant_id\":3,\"ulp\":\"nvme_rdma\","
@@ -172,7 +172,7 @@ TEST(ParseQp, KernelQpWithStatsAndUnknownAttributes)
 		  "\"tx_bytes\":4096,\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
 		  "\"throttled_ns\":1500,\"queued_wrs\":0,\"qp_clamps\":0,"
 		  "\"ctrl_verbs\":0,\"ctrl_wait_ns\":0,\"mr_bytes\":0,"
-		  "\"mr_refused\":0,\"qp_errors\":0}}");
+		  "\"mr_refused\":0,\"qp_errors\":0,\"retry_bytes\":0}}");
 }
 
 TEST(ParseQp, TypesAndAddresslessQps)
@@ -415,13 +415,13 @@ TEST(ParseTenant, StatsWithQpClamps)
 		  "tenant blue: qps 3 tx_bytes 4096 tx_wrs 2 chunks 0 "
 		  "split_wrs 0 throttled 0ns queued_wrs 0 qp_clamps 12 "
 		  "ctrl_verbs 0 ctrl_wait 0ns mr_bytes 0 mr_refused 0 "
-		  "qp_errors 0");
+		  "qp_errors 0 retry_bytes 0");
 	EXPECT_EQ(json(t),
 		  "{\"id\":4,\"name\":\"blue\",\"qps\":3,\"tx_bytes\":4096,"
 		  "\"tx_wrs\":2,\"chunks\":0,\"split_wrs\":0,"
 		  "\"throttled_ns\":0,\"queued_wrs\":0,\"qp_clamps\":12,"
 		  "\"ctrl_verbs\":0,\"ctrl_wait_ns\":0,\"mr_bytes\":0,"
-		  "\"mr_refused\":0,\"qp_errors\":0}");
+		  "\"mr_refused\":0,\"qp_errors\":0,\"retry_bytes\":0}");
 }
 
 TEST(ParseTenant, CtrlPaceShowsWhilePaced)
@@ -483,6 +483,7 @@ TEST(ParseTenant, StatsWithCtrlVerbs)
 	nla_put_u64(m, VERBSGATE_STAT_ATTR_MR_BYTES, 3ull << 20);
 	nla_put_u64(m, VERBSGATE_STAT_ATTR_MR_REFUSED, 2);
 	nla_put_u64(m, VERBSGATE_STAT_ATTR_QP_ERRORS, 7);
+	nla_put_u64(m, VERBSGATE_STAT_ATTR_RETRY_BYTES, 8192);
 	nla_nest_end(m, stats);
 
 	Tenant t = decode(tenant_table(), parse(msg).data());
@@ -492,6 +493,7 @@ TEST(ParseTenant, StatsWithCtrlVerbs)
 	EXPECT_EQ(t.stats->mr_bytes, 3ull << 20);
 	EXPECT_EQ(t.stats->mr_refused, 2u);
 	EXPECT_EQ(t.stats->qp_errors, 7u);
+	EXPECT_EQ(t.stats->retry_bytes, 8192u);
 	EXPECT_FALSE(t.ctrl_rate);	// STATS_GET sends no configuration
 	EXPECT_FALSE(t.ctrl_burst);
 	// After qp_clamps: a count, and the wait as a time in text,
@@ -501,11 +503,12 @@ TEST(ParseTenant, StatsWithCtrlVerbs)
 		  "tenant blue: qps 0 tx_bytes 0 tx_wrs 0 chunks 0 "
 		  "split_wrs 0 throttled 0ns queued_wrs 0 qp_clamps 1 "
 		  "ctrl_verbs 12345678901 ctrl_wait 2.5ms mr_bytes 3145728 "
-		  "mr_refused 2 qp_errors 7");
+		  "mr_refused 2 qp_errors 7 retry_bytes 8192");
 	EXPECT_EQ(json(t),
 		  "{\"id\":4,\"name\":\"blue\",\"qps\":0,\"tx_bytes\":0,"
 		  "\"tx_wrs\":0,\"chunks\":0,\"split_wrs\":0,"
 		  "\"throttled_ns\":0,\"queued_wrs\":0,\"qp_clamps\":1,"
 		  "\"ctrl_verbs\":12345678901,\"ctrl_wait_ns\":2500000,"
-		  "\"mr_bytes\":3145728,\"mr_refused\":2,\"qp_errors\":7}");
+		  "\"mr_bytes\":3145728,\"mr_refused\":2,\"qp_errors\":7,"
+		  "\"retry_bytes\":8192}");
 }
