@@ -257,7 +257,7 @@ def label(v: dict) -> str:
 # -- running a cell in the guest ---------------------------------------
 
 def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
-           seconds: int, log: str, interval: int) -> list[str]:
+               seconds: int, log: str, interval: int) -> list[str]:
     """@role's processes in @cgroup, unprivileged, in the background, each
     to a far server of its own from @port on (none for local storms), at
     the tenant's own addresses if the wire steers it (Wire.serve());
