@@ -280,3 +280,13 @@ def test_a_later_run_of_a_cell_replaces_the_earlier(tmp_path):
     assert runs[1].endswith(
         f"Measured again by a later run: bulk 1 MB WRITE / {attackers[1]}.")
     assert "Measured again" not in runs[0]
+
+
+def test_an_attack_is_late_unless_every_process_ran_before_the_measure():
+    victim = "run 100.0\nmeasure 103.0\nend 113.0\n"
+    early = "run 101.2\nrun 102.9\nend 113.1\nend 113.2\n"
+    assert husky.attack_lateness(victim, early) == pytest.approx(-0.1)
+    late = early + "run 104.5\n"
+    assert husky.attack_lateness(victim, late) == pytest.approx(1.5)
+    # No process started a run: there was no attack.
+    assert husky.attack_lateness(victim, "") == math.inf

@@ -174,9 +174,19 @@ const std::vector<OptDef> &option_table()
 		  [](Options &o, const std::string &v) {
 			  o.latency_from = pick(v, "--latency-from", latency_from_table);
 		  } },
-		{ "warmup", "SEC", CLI, "unmeasured time before the run (default 0)",
+		{ "warmup", "SEC", CLI, "unmeasured time before the run (default 0); SIGUSR1 ends it early",
 		  [](Options &o, const std::string &v) {
 			  o.warmup_s = parse_seconds(v, "--warmup");
+		  } },
+		{ "phases", "FILE", CLI,
+		  "append \"run\", \"measure\" and \"end\" lines, each with the time "
+		  "(CLOCK_MONOTONIC seconds), to FILE as the data phase starts, the measured "
+		  "run after --warmup starts, and it ends: for scripts that time other work "
+		  "by the run",
+		  [](Options &o, const std::string &v) {
+			  if (v.empty())
+				  throw UsageError("--phases needs a file name");
+			  o.phases = v;
 		  } },
 		{ "interval", "SEC", CLI, "report interval, 0 for none (default 1)",
 		  [](Options &o, const std::string &v) {

@@ -56,6 +56,7 @@ struct Options {
 	double rate = 0;                // offered ops/s over all threads; 0: max
 	LatencyFrom latency_from = LatencyFrom::Post;
 	double warmup_s = 0;
+	std::string phases;             // client: file to note the run's phases in
 	double interval_s = 1;          // 0: no interval reports
 	PollMode poll = PollMode::Busy;
 	bool post_recv = true;          // server posts receives for SEND/IMM

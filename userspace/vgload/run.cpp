@@ -2,8 +2,11 @@
 #include "run.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "report.h"
@@ -12,6 +15,44 @@
 
 namespace vgload {
 
+namespace {
+
+// --phases: a line per phase, "<phase> <seconds>" on CLOCK_MONOTONIC,
+// appended and written at once, so that a script reading the file sees
+// each phase as it begins, and processes sharing a file can be ordered.
+class PhaseLog {
+public:
+	explicit PhaseLog(const std::string &path)
+	{
+		if (path.empty())
+			return;
+		fd_ = Fd(open(path.c_str(),
+			      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+		if (!fd_)
+			throw SysError("open", errno, "--phases " + path);
+	}
+
+	// Never throws: the run goes on whatever becomes of the file.
+	void note(const char *phase, uint64_t at) const noexcept
+	{
+		char line[64];
+		int n;
+
+		if (!fd_)
+			return;
+		n = snprintf(line, sizeof(line), "%s %.6f\n", phase,
+			     double(at) / 1e9);
+		if (write(fd_.get(), line, size_t(n)) != ssize_t(n))
+			fprintf(stderr, "vgload: --phases: writing \"%s\" failed\n",
+				phase);
+	}
+
+private:
+	Fd fd_;
+};
+
+}  // namespace
+
 RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 		     const std::function<void()> &join, Conn *peer)
 {
@@ -19,7 +60,7 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 	const uint64_t t0 = now_ns();
 	uint64_t start = t0 + seconds_to_ns(o.warmup_s);
 	const uint64_t never = UINT64_MAX;
-	const uint64_t deadline =
+	uint64_t deadline =
 		o.duration_s > 0 ? start + seconds_to_ns(o.duration_s) : never;
 	const uint64_t hard = t0 + seconds_to_ns(effective_timeout_s(o));
 	const uint64_t step = seconds_to_ns(o.interval_s);
@@ -28,7 +69,11 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 	uint64_t iv_start = start;
 	uint64_t next_iv = step ? start + step : never;
 	auto rel = [&](uint64_t t) { return double(t - start) / 1e9; };
+	const PhaseLog phases(o.phases);
 
+	phases.note("run", t0);
+	if (warm)
+		phases.note("measure", start);
 	for (;;) {
 		uint64_t now = now_ns();
 
@@ -37,9 +82,18 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 			out.message = std::string("stopped by ") + stop_signal_name();
 			break;
 		}
+		if (!warm && now < start && warmup_end_requested()) {
+			// SIGUSR1: the measured run starts now.
+			start = now;
+			if (deadline != never)
+				deadline = start + seconds_to_ns(o.duration_s);
+			iv_start = start;
+			next_iv = step ? start + step : never;
+		}
 		if (!warm && now >= start) {
 			c.discard();   // warm-up operations are not measured
 			warm = true;
+			phases.note("measure", now);
 		}
 		if (warm && now >= next_iv) {
 			IntervalRecord iv = c.close_interval(rel(iv_start), rel(now),
@@ -116,6 +170,7 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 	const uint64_t stop_t = now_ns();
 
 	ctl.stop.store(true);
+	phases.note("end", stop_t);
 	join();
 	if (!warm) {
 		c.discard();

@@ -8,6 +8,7 @@
 namespace vgload {
 
 static volatile sig_atomic_t g_stop_sig;
+static volatile sig_atomic_t g_warmup_end;
 
 static void on_stop(int sig)
 {
@@ -22,6 +23,11 @@ static void on_stop(int sig)
 	g_stop_sig = sig;
 }
 
+static void on_warmup_end(int)
+{
+	g_warmup_end = 1;
+}
+
 void install_signal_handlers()
 {
 	struct sigaction sa;
@@ -33,10 +39,14 @@ void install_signal_handlers()
 	// thread notices the request immediately.
 	sigaction(SIGINT, &sa, nullptr);
 	sigaction(SIGTERM, &sa, nullptr);
+	sa.sa_handler = on_warmup_end;
+	sigaction(SIGUSR1, &sa, nullptr);
 	signal(SIGPIPE, SIG_IGN);
 }
 
 bool stop_requested() { return g_stop_sig != 0; }
+
+bool warmup_end_requested() { return g_warmup_end != 0; }
 
 const char *stop_signal_name()
 {
@@ -54,6 +64,7 @@ static void mask(int how)
 	sigemptyset(&s);
 	sigaddset(&s, SIGINT);
 	sigaddset(&s, SIGTERM);
+	sigaddset(&s, SIGUSR1);
 	pthread_sigmask(how, &s, nullptr);
 }
 

@@ -33,12 +33,15 @@ attacker that does not cut the victim by INEFFECTIVE with verbsgate
 unloaded is "attack ineffective on this test bed", not a pass. The
 victim is measured over its report intervals WINDOW, from its last
 completion before them to its last one in them (window_rate()), while
-the attacker (started a second earlier, ending later) runs.
+the attacker runs: started once the victim is connected and sending,
+before its measured run, and interrupted when that ends (run_once()).
 
 What rxe lacks: no NIC caches and no PCIe, so Husky's cache and PCIe
 attacks become CPU, memory and lock contention in the driver; the
 report labels the figures emulated.
 """
+import math
+import shlex
 from dataclasses import asdict, dataclass, field
 from statistics import median
 
@@ -257,7 +260,8 @@ def label(v: dict) -> str:
 # -- running a cell in the guest ---------------------------------------
 
 def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
-               seconds: int, log: str, interval: int) -> list[str]:
+               seconds: int, log: str, interval: int, extra: str = ""
+               ) -> list[str]:
     """@role's processes in @cgroup, unprivileged, in the background, each
     to a far server of its own from @port on (none for local storms), at
     the tenant's own addresses if the wire steers it (Wire.serve());
@@ -265,16 +269,24 @@ def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
     attackers alike, get the wire's ACK timeout (harness/wire.py
     QP_TIMEOUT): with perftest's, shorter than the scaled-down port takes
     to drain, a full port made every QP resend what was delivered, and
-    the bulk attackers defeated themselves unloaded (docs/results.md)."""
-    logs = []
+    the bulk attackers defeated themselves unloaded (docs/results.md).
+    A role of several processes has one server, which starts their runs
+    together once all are connected, and they are started in one guest
+    command: set up one after another, each process but the first
+    connected across the port the others kept full, and unloaded the
+    8-process attacker's last one started its run two minutes after the
+    first (docs/husky/notes.md). @extra: more of vgload's options for
+    every process."""
+    to = ("" if role.local else
+          w.serve(cgroup, port, role.procs, together=role.procs > 1))
+    logs, starts = [], []
     for n in range(role.procs):
-        args = (f"--json --interval {interval} --dev {g.rxe_dev} "
-                f"{role.args} --duration {seconds}")
-        if not role.local:
-            args = f"{w.serve(cgroup, port + n)} {args}"
+        args = (f"{to} --json --interval {interval} --dev {g.rxe_dev} "
+                f"{role.args} --duration {seconds} {extra}")
         logs.append(f"{log}.{n}")
-        g.spawn(in_cgroup(cgroup, f"{UNPRIVILEGED} {client_command(args)}"),
-                logs[-1])
+        cmd = in_cgroup(cgroup, f"{UNPRIVILEGED} {client_command(args)}")
+        starts.append(f"nohup sh -c {shlex.quote(cmd)} >{logs[-1]} 2>&1 &")
+    g.run(" ".join(starts), check=True)
     return logs
 
 
@@ -297,9 +309,9 @@ TOKENS_LOG = "/tmp/husky-tokens.log"
 TOKEN_SAMPLE_S = 0.5
 
 
-def _sample_tokens(g: Guest) -> None:
+def _sample_tokens(g: Guest, seconds: float) -> None:
     """Records the tenants' counters in TOKENS_LOG every TOKEN_SAMPLE_S
-    from now until a little after the victim's run, then "end": a line
+    from now for @seconds and a little more, then "end": a line
     "@ UPTIME", a line "NAME TX_BYTES CHUNKS" per tenant, a line UPTIME.
     Timed in the guest: next to a storm a command takes seconds to come
     and go, and a window timed from here ended after the victim's run.
@@ -309,7 +321,7 @@ def _sample_tokens(g: Guest) -> None:
     `verbsgate -j stats` between them took 0.3 to 2.3 s, which put a
     sample's counters up to a second away from its time."""
     g.spawn(f"s={SYSFS}/tenants; "
-            f"end=$(($(cut -d. -f1 /proc/uptime) + {SECONDS + 4})); "
+            f"end=$(($(cut -d. -f1 /proc/uptime) + {int(seconds) + 4})); "
             "while read -r up _ </proc/uptime && [ ${up%.*} -lt $end ]; "
             "do echo \"@ $up\"; for t in victim attacker; do "
             "read -r b <$s/$t/tx_bytes && read -r c <$s/$t/chunks && "
@@ -377,32 +389,134 @@ def role_outcome(g: Guest, log: str) -> dict:
         return {"ok": False, "error": str(e)[-300:]}
 
 
+# Where the victim's and the attacker's processes note their phases
+# (vgload --phases): "run", "measure" and "end", each with the time.
+VICTIM_PHASES = "/tmp/husky-victim.phases"
+ATTACKER_PHASES = "/tmp/husky-attacker.phases"
+# Next to an attacker, the victim connects and sends first, unmeasured,
+# and its measured run starts once every process of the attacker's has
+# started its own (_conduct()), or after this long anyway.
+# Started after the attacker, the victim set its connections up across
+# the port the attacker kept full, and unloaded its TCP side channel
+# backed off for seconds: in one run its p99 was 9.7 s, in another the
+# attacker had ended before the victim began (docs/husky/notes.md).
+ATTACK_SETUP_MAX_S = 40
+# The attacker runs until the victim's measured run ends (_conduct());
+# this only bounds it if that fails.
+ATTACKER_BOUND_S = ATTACK_SETUP_MAX_S + SECONDS + 20
+
+
+def _wait_phase(g: Guest, phases: str, phase: str, wait_s: int = 30
+                ) -> bool:
+    """Waits until the file @phases has a line for @phase, for @wait_s
+    at most: whether it has."""
+    return g.run(f"i=0; until grep -q '^{phase} ' {phases} 2>/dev/null; "
+                 f"do i=$((i + 1)); [ $i -le {wait_s * 10} ] || exit 1; "
+                 "sleep 0.1; done").ok
+
+
+def _conduct(g: Guest, attacker: Role) -> None:
+    """Starts, in the background, what times the attack by the guest's
+    clock: once all of @attacker's processes have started their runs
+    (or ATTACK_SETUP_MAX_S passed: a process that failed before its run
+    never does, and the run says so, _attack_covered()), it ends the
+    victim's warm-up (SIGUSR1, vgload --warmup), and once the victim's
+    measured run has ended it interrupts every process of the
+    attacker's tenant (SIGINT: each ends its run and reports). The
+    victim's report crosses the port the attacker fills, and came back
+    seconds late; and the host's commands themselves wait for the
+    attacker's vCPU, where the test bed runs: started from the host, the
+    victim's measured run began 21 to 34 s after the attacker's, and the
+    attacker was interrupted 15 s after the victim's run. So one shell,
+    real-time on that vCPU, looks at the phases files five times a
+    second, with its builtins and one sleep each time. Setting up took
+    an attacker's process about 4 s, the 8-process attacker's 4.5 s,
+    unloaded and paced."""
+    script = (
+        "count() { n=0; while read -r p _; do [ \"$p\" = \"$2\" ] && "
+        "n=$((n + 1)); done <\"$1\"; echo $n; }; "
+        "now() { read -r up _ </proc/uptime; echo ${up%.*}; }; "
+        f"end=$(($(now) + {ATTACK_SETUP_MAX_S})); "
+        f"while [ $(now) -lt $end ] && [ $(count {ATTACKER_PHASES} run "
+        f"2>/dev/null) -lt {attacker.procs} ]; do sleep 0.2; done; "
+        "kill -USR1 $(cat /sys/fs/cgroup/victim/cgroup.procs); "
+        "echo measuring; "
+        f"end=$(($(now) + {SECONDS + 30})); "
+        f"while [ $(now) -lt $end ] && [ $(count {VICTIM_PHASES} end) "
+        "-lt 1 ]; do sleep 0.2; done; "
+        "kill -INT $(cat /sys/fs/cgroup/attacker/cgroup.procs) "
+        "2>/dev/null; echo interrupted")
+    # Real-time: next to an attacker that keeps the vCPU busy, and its
+    # ksoftirqd at nice -20 (wire.sh), a shell at nice 0 waits seconds.
+    g.spawn(f"exec chrt -f 50 sh -c {shlex.quote(script)}",
+            "/tmp/husky-conduct.log")
+
+
+def phase_times(text: str, phase: str) -> list[float]:
+    """The times of @phase's lines in a vgload --phases file's @text."""
+    words = (line.split() for line in text.splitlines())
+    return [float(w[1]) for w in words if len(w) >= 2 and w[0] == phase]
+
+
+def attack_lateness(victim_phases: str, attacker_phases: str) -> float:
+    """How long after the victim's measured run began the last of the
+    attacker's processes that started a run started it (seconds,
+    negative when all were sending before), from the two --phases
+    files' texts; inf if none started one."""
+    [measure] = phase_times(victim_phases, "measure")
+    started = phase_times(attacker_phases, "run")
+    return max(started) - measure if started else math.inf
+
+
+def _attack_covered(g: Guest) -> None:
+    """Fails the run unless every process of the attacker's that started
+    a run (one that failed before may not: its results say why) was
+    sending before the victim's measured run began: a cell's verdict
+    about an attack that came late would be about no attack."""
+    late = attack_lateness(g.run(f"cat {VICTIM_PHASES}", check=True).out,
+                           g.run(f"cat {ATTACKER_PHASES}").out)
+    assert late <= 0, (
+        "the attacker's processes were not all sending until "
+        f"{late:.2f} s into the victim's measured run (setting up took "
+        f"longer than ATTACK_SETUP_MAX_S, {ATTACK_SETUP_MAX_S} s?)")
+
+
 def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
              port: int) -> tuple[Figures, list[dict]]:
-    """The victim for SECONDS, next to @attacker (started a second ahead
-    and ending two later) unless None: the victim's Figures and the
-    attacker's results. The victim's client must end well; an attacker
-    may fail (a storm that meets a device limit), which its results
-    say."""
+    """The victim for SECONDS, next to @attacker unless None: the
+    victim's Figures and the attacker's results. Next to an attacker,
+    the victim connects and sends first, the attacker starts, the
+    victim's measured run starts once the attacker's processes all send,
+    and the attacker is interrupted when it ends (_conduct()).
+    The victim's client must end well; an attacker may fail (a storm
+    that meets a device limit), which its results say."""
     attacks, tokens = [], (0.0, 0.0)
+    lead = ATTACK_SETUP_MAX_S if attacker else 0
+    g.run(f"rm -f {VICTIM_PHASES} {ATTACKER_PHASES}", check=True)
     try:
         with w.watch() as counts:
+            [log] = start_role(g, w, victim, "victim", port, SECONDS,
+                               "/tmp/husky-victim.log", 1,
+                               f"--warmup {lead} --phases {VICTIM_PHASES}")
             if attacker:
-                attacks = start_role(g, w, attacker, "attacker",
-                                     port + 1, SECONDS + 3,
-                                     "/tmp/husky-attacker.log", 1)
-                g.run("sleep 1")
+                assert _wait_phase(g, VICTIM_PHASES, "run"), (
+                    "the victim did not start its run")
+                _conduct(g, attacker)
+                attacks = start_role(g, w, attacker, "attacker", port + 1,
+                                     ATTACKER_BOUND_S,
+                                     "/tmp/husky-attacker.log", 1,
+                                     f"--phases {ATTACKER_PHASES}")
             # Not next to a latency victim, whose p99 would pay for it.
             sample = (attacker and victim.kind != "latency" and
                       g.verbsgate_loaded())
             if sample:
-                _sample_tokens(g)
-            [log] = start_role(g, w, victim, "victim", port, SECONDS,
-                               "/tmp/husky-victim.log", 1)
+                _sample_tokens(g, SECONDS)
             result = vgload_result(g, log, wait_s=SECONDS + 60)
             if sample:
                 tokens = _token_share(g)
             others = [role_outcome(g, a) for a in attacks]
+            if attacker:
+                _attack_covered(g)
     finally:
         stop_vgload(g)
     assert result["ok"], result

@@ -70,7 +70,8 @@ TEST(Options, AllWorkloadOptions)
 			   "--access", "random", "--duration", "2.5", "--rate", "10k",
 			   "--warmup", "500ms", "--interval", "0", "--poll", "event",
 			   "--dev", "rxe0", "--ib-port", "1", "--gid-index", "3",
-			   "--timeout", "20", "--connect-timeout", "3" });
+			   "--timeout", "20", "--connect-timeout", "3",
+			   "--phases", "/tmp/p" });
 
 	EXPECT_EQ(o.op, Op::Read);
 	EXPECT_EQ(o.size, 65536u);
@@ -90,6 +91,7 @@ TEST(Options, AllWorkloadOptions)
 	EXPECT_EQ(o.gid_index, 3);
 	EXPECT_DOUBLE_EQ(effective_timeout_s(o), 20);
 	EXPECT_DOUBLE_EQ(o.connect_timeout_s, 3);
+	EXPECT_EQ(o.phases, "/tmp/p");
 }
 
 TEST(Options, HelpAndVersion)
@@ -109,6 +111,8 @@ TEST(Options, RejectsBadInput)
 	EXPECT_THROW(parse({}), UsageError);
 	EXPECT_THROW(parse({ "bogus" }), UsageError);
 	EXPECT_THROW(parse({ "client" }), UsageError);             // no host
+	EXPECT_THROW(parse({ "client", "h", "--phases", "" }), UsageError);
+	EXPECT_THROW(parse({ "server", "--phases", "f" }), UsageError);
 	EXPECT_THROW(parse({ "client", "h", "--nope" }), UsageError);
 	EXPECT_THROW(parse({ "client", "h", "-x" }), UsageError);
 	EXPECT_THROW(parse({ "client", "h", "--size" }), UsageError);  // no value
