@@ -133,21 +133,21 @@ def test_a_window_rate_without_completions():
 
 
 def test_token_figures_keep_to_the_middle_of_the_victim_s_run():
-    """The victim sends 2 tokens a second from t = 2 to t = 12, the
-    attacker 1 throughout, 6 before the victim starts: over the middle
-    of the victim's run the share is 2/3 and the two came to 3 of the
-    pacer's 4 a second; samples before, after or without the victim's
-    growth count nothing."""
+    """The victim measures from t = 2 to t = 12 and sends 2 tokens a
+    second then, the attacker 1 throughout, 6 at once at t = 2: over the
+    middle of the measured run the share is 2/3 and the two came to 3 of
+    the pacer's 4 a second; samples outside it count nothing."""
     samples = []
     for t in range(16):
         victim = 2 * min(max(t - 2, 0), 10)
         attacker = t + (6 if t >= 2 else 0)
         samples.append((float(t), {"victim": victim, "attacker": attacker}))
-    share, use = husky.token_figures(samples, 4.0)
+    share, use = husky.token_figures(samples, 4.0, 2.0, 12.0)
     assert share == pytest.approx(2 / 3)
     assert use == pytest.approx(3 / 4)
     idle = [(float(t), {"victim": 0, "attacker": t}) for t in range(16)]
-    assert husky.token_figures(idle, 4.0) == (0.0, 0.0)
+    assert husky.token_figures(idle, 4.0, 2.0, 12.0) == (0.0, 1 / 4)
+    assert husky.token_figures([], 4.0, 2.0, 12.0) == (0.0, 0.0)
 
 
 def husky_target():
@@ -282,11 +282,22 @@ def test_a_later_run_of_a_cell_replaces_the_earlier(tmp_path):
     assert "Measured again" not in runs[0]
 
 
-def test_an_attack_is_late_unless_every_process_ran_before_the_measure():
+def test_an_attack_covers_the_measured_run_only_from_start_to_end():
+    """Every attacker process that ended well was sending from before the
+    victim's measured run began until after it ended; a failed one is
+    the attacker's outcome, not a gap."""
     victim = "run 100.0\nmeasure 103.0\nend 113.0\n"
-    early = "run 101.2\nrun 102.9\nend 113.1\nend 113.2\n"
-    assert husky.attack_lateness(victim, early) == pytest.approx(-0.1)
-    late = early + "run 104.5\n"
-    assert husky.attack_lateness(victim, late) == pytest.approx(1.5)
-    # No process started a run: there was no attack.
-    assert husky.attack_lateness(victim, "") == math.inf
+    covering = ["run 101.2\nmeasure 101.2\nend 113.1\n",
+                "run 102.9\nmeasure 102.9\nend 113.2\n"]
+    assert husky.attack_gaps(victim, covering, [True, True]) == []
+    late = covering + ["run 104.5\nmeasure 104.5\nend 113.3\n"]
+    [gap] = husky.attack_gaps(victim, late, [True] * 3)
+    assert gap.startswith("attacker process 2 started its run 1.50 s")
+    left = covering + ["run 101.0\nmeasure 101.0\nend 110.0\n"]
+    [gap] = husky.attack_gaps(victim, left, [True] * 3)
+    assert gap.startswith("attacker process 2 ended its run 3.00 s before")
+    # One that noted nothing but says it ran well is a gap; one that
+    # failed, early or late, is reported as the attacker's failure.
+    assert husky.attack_gaps(victim, ["", ""], [True, False]) == [
+        "attacker process 0 noted no run"]
+    assert husky.attack_gaps(victim, [left[2], ""], [False, False]) == []

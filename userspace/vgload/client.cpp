@@ -161,9 +161,11 @@ int run_client(const Options &o)
 	ClientResources r;
 	Conn conn;
 	ReadyMsg ready;
+	PhaseLog phases;
 
 	rep.opts = &o;
 	try {
+		phases = PhaseLog(o.phases);
 		r.dev = open_device(o.dev, o.ib_port, o.gid_index);
 		rep.has_device = true;
 		rep.device = r.dev.record();
@@ -233,7 +235,7 @@ int run_client(const Options &o)
 	RunOutcome out = drive_run(o, col, ctl, [&] {
 		for (auto &th : threads)
 			th.join();
-	}, &conn);
+	}, &conn, phases);
 
 	rep.intervals = out.intervals;
 	rep.total = make_total(col.total(), out.measured_s);

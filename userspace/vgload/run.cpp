@@ -2,11 +2,8 @@
 #include "run.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <fcntl.h>
 #include <poll.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "report.h"
@@ -15,46 +12,9 @@
 
 namespace vgload {
 
-namespace {
-
-// --phases: a line per phase, "<phase> <seconds>" on CLOCK_MONOTONIC,
-// appended and written at once, so that a script reading the file sees
-// each phase as it begins, and processes sharing a file can be ordered.
-class PhaseLog {
-public:
-	explicit PhaseLog(const std::string &path)
-	{
-		if (path.empty())
-			return;
-		fd_ = Fd(open(path.c_str(),
-			      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-		if (!fd_)
-			throw SysError("open", errno, "--phases " + path);
-	}
-
-	// Never throws: the run goes on whatever becomes of the file.
-	void note(const char *phase, uint64_t at) const noexcept
-	{
-		char line[64];
-		int n;
-
-		if (!fd_)
-			return;
-		n = snprintf(line, sizeof(line), "%s %.6f\n", phase,
-			     double(at) / 1e9);
-		if (write(fd_.get(), line, size_t(n)) != ssize_t(n))
-			fprintf(stderr, "vgload: --phases: writing \"%s\" failed\n",
-				phase);
-	}
-
-private:
-	Fd fd_;
-};
-
-}  // namespace
-
 RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
-		     const std::function<void()> &join, Conn *peer)
+		     const std::function<void()> &join, Conn *peer,
+		     const PhaseLog &phases)
 {
 	RunOutcome out;
 	const uint64_t t0 = now_ns();
@@ -69,7 +29,6 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 	uint64_t iv_start = start;
 	uint64_t next_iv = step ? start + step : never;
 	auto rel = [&](uint64_t t) { return double(t - start) / 1e9; };
-	const PhaseLog phases(o.phases);
 
 	phases.note("run", t0);
 	if (warm)
@@ -82,7 +41,7 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 			out.message = std::string("stopped by ") + stop_signal_name();
 			break;
 		}
-		if (!warm && now < start && warmup_end_requested()) {
+		if (!warm && now < start && take_warmup_end()) {
 			// SIGUSR1: the measured run starts now.
 			start = now;
 			if (deadline != never)
@@ -93,7 +52,7 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 		if (!warm && now >= start) {
 			c.discard();   // warm-up operations are not measured
 			warm = true;
-			phases.note("measure", now);
+			phases.note("measure", start);
 		}
 		if (warm && now >= next_iv) {
 			IntervalRecord iv = c.close_interval(rel(iv_start), rel(now),

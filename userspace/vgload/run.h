@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "options.h"
+#include "phases.h"
 #include "stats.h"
 
 namespace vgload {
@@ -34,8 +35,10 @@ struct RunOutcome {
 // Runs until the duration elapses, all workers finish, a signal, the hard
 // timeout, or trouble on `peer` (may be null). Then sets ctl.stop, calls
 // join() and closes the last interval, so the collector's total covers
-// exactly the measured window.
+// exactly the measured window. Notes its phases in @phases (--phases);
+// SIGUSR1 during --warmup starts the measured run at once.
 RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
-		     const std::function<void()> &join, Conn *peer);
+		     const std::function<void()> &join, Conn *peer,
+		     const PhaseLog &phases);
 
 }  // namespace vgload

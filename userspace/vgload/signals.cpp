@@ -46,7 +46,13 @@ void install_signal_handlers()
 
 bool stop_requested() { return g_stop_sig != 0; }
 
-bool warmup_end_requested() { return g_warmup_end != 0; }
+bool take_warmup_end()
+{
+	if (!g_warmup_end)
+		return false;
+	g_warmup_end = 0;
+	return true;
+}
 
 const char *stop_signal_name()
 {

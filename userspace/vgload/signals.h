@@ -13,9 +13,10 @@ bool stop_requested();
 // Name of the first stop signal ("SIGINT"), or "" if none.
 const char *stop_signal_name();
 
-// True once SIGUSR1 arrived: the run's warm-up is to end now (--warmup),
-// so that a harness starts the measured run when other work is under way.
-bool warmup_end_requested();
+// True once for each SIGUSR1 that arrived since the last call: the run's
+// warm-up is to end now (--warmup), so that a harness starts the
+// measured run when other work is under way.
+bool take_warmup_end();
 
 // Blocks SIGINT/SIGTERM/SIGUSR1 in the calling thread; call before
 // spawning workers so that signals reach the main thread and wake its

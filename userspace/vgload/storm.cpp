@@ -200,9 +200,11 @@ int run_storm(const Options &o)
 	RunReport rep;
 	Device d;
 	PdPtr pd;
+	PhaseLog phases;
 
 	rep.opts = &o;
 	try {
+		phases = PhaseLog(o.phases);
 		d = open_device(o.dev, o.ib_port, o.gid_index);
 		rep.has_device = true;
 		rep.device = d.record();
@@ -243,7 +245,7 @@ int run_storm(const Options &o)
 	RunOutcome out = drive_run(o, col, ctl, [&] {
 		for (auto &th : threads)
 			th.join();
-	}, nullptr);
+	}, nullptr, phases);
 
 	rep.intervals = out.intervals;
 	rep.total = make_total(col.total(), out.measured_s);

@@ -40,7 +40,6 @@ What rxe lacks: no NIC caches and no PCIe, so Husky's cache and PCIe
 attacks become CPU, memory and lock contention in the driver; the
 report labels the figures emulated.
 """
-import math
 import shlex
 from dataclasses import asdict, dataclass, field
 from statistics import median
@@ -48,7 +47,7 @@ from statistics import median
 from harness.testbed import SYSFS, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
                              vgload_result, window_rate)
-from harness.tenants import add_tenants, in_cgroup
+from harness.tenants import CGROUPS, add_tenants, in_cgroup
 from harness.vgcli import cli_ok, dev, eventually, port1
 from harness.wire import LINE_BYTES, PACED_MBIT, Wire, pinned_wire
 
@@ -175,8 +174,8 @@ class Figures:
     attacker's processes completed over their runs, if one ran (an
     attack can cost the attacker more than the victim: rxe's go-back-N
     under drops at a full port). Bytes, not a rate: an attacker's
-    processes start one after another, so their own rates do not add
-    up to what they took together. With verbsgate loaded, an attacker
+    processes do not start at the same instant, so their own rates do
+    not add up to what they took together. With verbsgate loaded, an attacker
     and a throughput victim, @token_share is the victim's share of the
     tokens (payload and per-operation cost, token.h) verbsgate released
     to the two tenants over the middle of the victim's run
@@ -260,12 +259,12 @@ def label(v: dict) -> str:
 # -- running a cell in the guest ---------------------------------------
 
 def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
-               seconds: int, log: str, interval: int, extra: str = ""
-               ) -> list[str]:
-    """@role's processes in @cgroup, unprivileged, in the background, each
-    to a far server of its own from @port on (none for local storms), at
-    the tenant's own addresses if the wire steers it (Wire.serve());
-    returns their logs (JSON). Clients of a far server, victims and
+               seconds: int, log: str, interval: int, extra: str = "",
+               phases: str = "") -> list[str]:
+    """@role's processes in @cgroup, unprivileged, in the background, to
+    one far server from @port on (none for local storms), at the
+    tenant's own addresses if the wire steers it (Wire.serve()); their
+    logs, "@log.N" for process N. All the test bed's roles, victims and
     attackers alike, get the wire's ACK timeout (harness/wire.py
     QP_TIMEOUT): with perftest's, shorter than the scaled-down port takes
     to drain, a full port made every QP resend what was delivered, and
@@ -276,13 +275,16 @@ def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
     connected across the port the others kept full, and unloaded the
     8-process attacker's last one started its run two minutes after the
     first (docs/husky/notes.md). @extra: more of vgload's options for
-    every process."""
+    every process; @phases: process N notes its phases in "@phases.N"
+    (vgload --phases)."""
     to = ("" if role.local else
           w.serve(cgroup, port, role.procs, together=role.procs > 1))
     logs, starts = [], []
     for n in range(role.procs):
         args = (f"{to} --json --interval {interval} --dev {g.rxe_dev} "
                 f"{role.args} --duration {seconds} {extra}")
+        if phases:
+            args += f" --phases {phases}.{n}"
         logs.append(f"{log}.{n}")
         cmd = in_cgroup(cgroup, f"{UNPRIVILEGED} {client_command(args)}")
         starts.append(f"nohup sh -c {shlex.quote(cmd)} >{logs[-1]} 2>&1 &")
@@ -303,48 +305,79 @@ def _figures(result: dict, port: dict, attackers: list[dict],
                        if a.get("ok")), *tokens)
 
 
+# Where the victim's and the attacker's processes note their phases
+# (vgload --phases): "run", "measure" and "end", each with the time, in a
+# file of their own, "PREFIX.N" for process N. vgload's clock is
+# CLOCK_MONOTONIC and the guest's scripts read /proc/uptime
+# (CLOCK_BOOTTIME): the same clock in a guest that never suspends.
+VICTIM_PHASES = "/tmp/husky-victim.phases"
+ATTACKER_PHASES = "/tmp/husky-attacker.phases"
+# Next to an attacker, the victim connects and sends first, unmeasured,
+# and its measured run starts once every process of the attacker's has
+# started its own (_conduct()), or after this long anyway.
+# Started after the attacker, the victim set its connections up across
+# the port the attacker kept full, and unloaded its TCP side channel
+# backed off for seconds: in one run its p99 was 9.7 s, in another the
+# attacker had ended before the victim began (docs/husky/notes.md).
+ATTACK_SETUP_MAX_S = 40
+# The attacker runs until the victim's measured run ends (_conduct());
+# this only bounds it if that fails.
+ATTACKER_BOUND_S = ATTACK_SETUP_MAX_S + SECONDS + 20
+
+# Shell functions for the guest's timing scripts, builtins only (a
+# process costs tenths of a second next to a storm): `now` sets $t to
+# the guest's clock in whole seconds; `ended FILE` whether the --phases
+# FILE has its "end"; `count PREFIX PHASE` sets $n to the lines for
+# PHASE in the files PREFIX.*.
+_PHASE_SH = (
+    "now() { read -r up _ </proc/uptime; t=${up%.*}; }; "
+    "ended() { [ -e \"$1\" ] || return 1; while read -r p _; do "
+    "[ \"$p\" = end ] && return 0; done <\"$1\"; return 1; }; "
+    "count() { n=0; for f in \"$1\".*; do [ -e \"$f\" ] || continue; "
+    "while read -r p _; do [ \"$p\" = \"$2\" ] && n=$((n + 1)); "
+    "done <\"$f\"; done; }; ")
+
 # The guest's record of the tenants' tokens during a paced run, a sample
 # every TOKEN_SAMPLE_S.
 TOKENS_LOG = "/tmp/husky-tokens.log"
 TOKEN_SAMPLE_S = 0.5
 
 
-def _sample_tokens(g: Guest, seconds: float) -> None:
+def _sample_tokens(g: Guest) -> int:
     """Records the tenants' counters in TOKENS_LOG every TOKEN_SAMPLE_S
-    from now for @seconds and a little more, then "end": a line
-    "@ UPTIME", a line "NAME TX_BYTES CHUNKS" per tenant, a line UPTIME.
-    Timed in the guest: next to a storm a command takes seconds to come
-    and go, and a window timed from here ended after the victim's run.
-    Read by the shell's builtins from sysfs, with no process started
-    between the two readings of the clock: the sampler shares the
-    attacker's vCPU (TESTBED_CPUS), and next to its 8 processes
-    `verbsgate -j stats` between them took 0.3 to 2.3 s, which put a
-    sample's counters up to a second away from its time."""
-    g.spawn(f"s={SYSFS}/tenants; "
-            f"end=$(($(cut -d. -f1 /proc/uptime) + {int(seconds) + 4})); "
-            "while read -r up _ </proc/uptime && [ ${up%.*} -lt $end ]; "
-            "do echo \"@ $up\"; for t in victim attacker; do "
-            "read -r b <$s/$t/tx_bytes && read -r c <$s/$t/chunks && "
-            "echo \"$t $b $c\"; done; read -r up _ </proc/uptime; "
-            f"echo $up; sleep {TOKEN_SAMPLE_S}; done; echo end",
-            TOKENS_LOG)
+    from now until the victim's run has ended (its --phases "end"), then
+    "end": a line "@ UPTIME", a line "NAME TX_BYTES CHUNKS" per tenant, a
+    line UPTIME. Its PID. Timed in the guest: next to a storm a command
+    takes seconds to come and go, and a window timed from here ended
+    after the victim's run. Read by the shell's builtins from sysfs,
+    with no process started between the two readings of the clock: the
+    sampler shares the attacker's vCPU (TESTBED_CPUS), and next to its 8
+    processes `verbsgate -j stats` between them took 0.3 to 2.3 s, which
+    put a sample's counters up to a second away from its time."""
+    bound = ATTACK_SETUP_MAX_S + SECONDS + 10
+    return g.spawn(
+        f"{_PHASE_SH}s={SYSFS}/tenants; now; end=$((t + {bound})); "
+        "while read -r up _ </proc/uptime && [ ${up%.*} -lt $end ] && "
+        f"! ended {VICTIM_PHASES}.0; "
+        "do echo \"@ $up\"; for ten in victim attacker; do "
+        "read -r b <$s/$ten/tx_bytes && read -r c <$s/$ten/chunks && "
+        "echo \"$ten $b $c\"; done; read -r up _ </proc/uptime; "
+        f"echo $up; sleep {TOKEN_SAMPLE_S}; done; echo end",
+        TOKENS_LOG)
 
 
 def token_figures(samples: list[tuple[float, dict[str, int]]],
-                  rate: float) -> tuple[float, float]:
+                  rate: float, measure: float, end: float
+                  ) -> tuple[float, float]:
     """From @samples (guest clock, tokens by tenant) of a paced run: the
     victim's share of the tokens released to the two tenants, and what
     those came to against the pacer's @rate (bytes/s), over the middle
-    three fifths of the span in which the victim's tokens grew (its
-    client's setup and drain left out); (0, 0) without such a span."""
-    grew = [k for k in range(1, len(samples))
-            if samples[k][1].get("victim", 0) >
-            samples[k - 1][1].get("victim", 0)]
-    if len(grew) < 2:
-        return 0.0, 0.0
-    start, end = samples[grew[0] - 1][0], samples[grew[-1]][0]
+    three fifths of the victim's measured run, from @measure to @end
+    (its warm-up, its client's drain and the attacker's setup left
+    out); (0, 0) with fewer than two samples there or no tokens."""
     inside = [s for s in samples
-              if start + (end - start) / 5 <= s[0] <= end - (end - start) / 5]
+              if measure + (end - measure) / 5 <= s[0] <=
+              end - (end - measure) / 5]
     if len(inside) < 2:
         return 0.0, 0.0
     (t0, before), (t1, after) = inside[0], inside[-1]
@@ -357,11 +390,11 @@ def token_figures(samples: list[tuple[float, dict[str, int]]],
 
 
 def _token_share(g: Guest) -> tuple[float, float]:
-    """token_figures() of what _sample_tokens() recorded, once it ended.
-    Tokens are each chunk's payload and the data class's per-operation
-    cost; the counters do not say which chunks were atomics (token.h:
-    twice a data WR's cost), so next to the atomics attacker the share
-    errs in the victim's favour."""
+    """token_figures() of what _sample_tokens() recorded, once it ended,
+    over the victim's measured run. Tokens are each chunk's payload and
+    the data class's per-operation cost; the counters do not say which
+    chunks were atomics (token.h: twice a data WR's cost), so next to the
+    atomics attacker the share errs in the victim's favour."""
     op_bytes = dev(g)["op_costs"]["data"]["bytes"]
     rate = port1(g)["rate"]
     eventually("the token sampler's end", lambda: g.run(
@@ -377,7 +410,10 @@ def _token_share(g: Guest) -> tuple[float, float]:
                   zip(lines[2:-1:3], lines[3:-1:3])]
         samples.append(((float(lines[0]) + float(lines[-1])) / 2,
                         dict(zip(names, tokens))))
-    return token_figures(samples, rate)
+    phases = g.run(f"cat {VICTIM_PHASES}.0", check=True).out
+    [measure] = phase_times(phases, "measure")
+    [end] = phase_times(phases, "end")
+    return token_figures(samples, rate, measure, end)
 
 
 def role_outcome(g: Guest, log: str) -> dict:
@@ -389,23 +425,6 @@ def role_outcome(g: Guest, log: str) -> dict:
         return {"ok": False, "error": str(e)[-300:]}
 
 
-# Where the victim's and the attacker's processes note their phases
-# (vgload --phases): "run", "measure" and "end", each with the time.
-VICTIM_PHASES = "/tmp/husky-victim.phases"
-ATTACKER_PHASES = "/tmp/husky-attacker.phases"
-# Next to an attacker, the victim connects and sends first, unmeasured,
-# and its measured run starts once every process of the attacker's has
-# started its own (_conduct()), or after this long anyway.
-# Started after the attacker, the victim set its connections up across
-# the port the attacker kept full, and unloaded its TCP side channel
-# backed off for seconds: in one run its p99 was 9.7 s, in another the
-# attacker had ended before the victim began (docs/husky/notes.md).
-ATTACK_SETUP_MAX_S = 40
-# The attacker runs until the victim's measured run ends (_conduct());
-# this only bounds it if that fails.
-ATTACKER_BOUND_S = ATTACK_SETUP_MAX_S + SECONDS + 20
-
-
 def _wait_phase(g: Guest, phases: str, phase: str, wait_s: int = 30
                 ) -> bool:
     """Waits until the file @phases has a line for @phase, for @wait_s
@@ -415,41 +434,41 @@ def _wait_phase(g: Guest, phases: str, phase: str, wait_s: int = 30
                  "sleep 0.1; done").ok
 
 
-def _conduct(g: Guest, attacker: Role) -> None:
+def _conduct(g: Guest, attacker: Role) -> int:
     """Starts, in the background, what times the attack by the guest's
-    clock: once all of @attacker's processes have started their runs
-    (or ATTACK_SETUP_MAX_S passed: a process that failed before its run
-    never does, and the run says so, _attack_covered()), it ends the
-    victim's warm-up (SIGUSR1, vgload --warmup), and once the victim's
-    measured run has ended it interrupts every process of the
+    clock, and returns its PID: once all of @attacker's processes have
+    started their runs (or ATTACK_SETUP_MAX_S passed: a process that
+    failed before its run never does, and its result says why), it ends
+    the victim's warm-up (SIGUSR1, vgload --warmup), and once the
+    victim's measured run has ended it interrupts every process of the
     attacker's tenant (SIGINT: each ends its run and reports). The
     victim's report crosses the port the attacker fills, and came back
     seconds late; and the host's commands themselves wait for the
     attacker's vCPU, where the test bed runs: started from the host, the
     victim's measured run began 21 to 34 s after the attacker's, and the
     attacker was interrupted 15 s after the victim's run. So one shell,
-    real-time on that vCPU, looks at the phases files five times a
-    second, with its builtins and one sleep each time. Setting up took
+    real-time on that vCPU, reads the phases files with its builtins,
+    five times a second until the victim measures, then twice a second
+    (the sleep between is the only process it starts). Setting up took
     an attacker's process about 4 s, the 8-process attacker's 4.5 s,
     unloaded and paced."""
+    procs = f"{CGROUPS}/{{}}/cgroup.procs"
     script = (
-        "count() { n=0; while read -r p _; do [ \"$p\" = \"$2\" ] && "
-        "n=$((n + 1)); done <\"$1\"; echo $n; }; "
-        "now() { read -r up _ </proc/uptime; echo ${up%.*}; }; "
-        f"end=$(($(now) + {ATTACK_SETUP_MAX_S})); "
-        f"while [ $(now) -lt $end ] && [ $(count {ATTACKER_PHASES} run "
-        f"2>/dev/null) -lt {attacker.procs} ]; do sleep 0.2; done; "
-        "kill -USR1 $(cat /sys/fs/cgroup/victim/cgroup.procs); "
-        "echo measuring; "
-        f"end=$(($(now) + {SECONDS + 30})); "
-        f"while [ $(now) -lt $end ] && [ $(count {VICTIM_PHASES} end) "
-        "-lt 1 ]; do sleep 0.2; done; "
-        "kill -INT $(cat /sys/fs/cgroup/attacker/cgroup.procs) "
-        "2>/dev/null; echo interrupted")
+        f"{_PHASE_SH}now; end=$((t + {ATTACK_SETUP_MAX_S})); "
+        f"count {ATTACKER_PHASES} run; "
+        f"while [ $t -lt $end ] && [ $n -lt {attacker.procs} ]; "
+        f"do sleep 0.2; now; count {ATTACKER_PHASES} run; done; "
+        "while read -r p; do kill -USR1 $p; done <"
+        f"{procs.format('victim')}; echo measuring; "
+        f"now; end=$((t + {SECONDS + 30})); "
+        f"while [ $t -lt $end ] && ! ended {VICTIM_PHASES}.0; "
+        "do sleep 0.5; now; done; "
+        "while read -r p; do kill -INT $p 2>/dev/null; done <"
+        f"{procs.format('attacker')}; echo interrupted")
     # Real-time: next to an attacker that keeps the vCPU busy, and its
     # ksoftirqd at nice -20 (wire.sh), a shell at nice 0 waits seconds.
-    g.spawn(f"exec chrt -f 50 sh -c {shlex.quote(script)}",
-            "/tmp/husky-conduct.log")
+    return g.spawn(f"exec chrt -f 50 sh -c {shlex.quote(script)}",
+                   "/tmp/husky-conduct.log")
 
 
 def phase_times(text: str, phase: str) -> list[float]:
@@ -458,27 +477,45 @@ def phase_times(text: str, phase: str) -> list[float]:
     return [float(w[1]) for w in words if len(w) >= 2 and w[0] == phase]
 
 
-def attack_lateness(victim_phases: str, attacker_phases: str) -> float:
-    """How long after the victim's measured run began the last of the
-    attacker's processes that started a run started it (seconds,
-    negative when all were sending before), from the two --phases
-    files' texts; inf if none started one."""
+def attack_gaps(victim_phases: str, attacker_phases: list[str],
+                ok: list[bool]) -> list[str]:
+    """Where the attack did not cover the victim's measured run, from the
+    --phases files' texts of the victim and of each attacker process,
+    and whether each process's run ended well: a process that ended
+    well must have started its run before the victim's measured run
+    began and ended it after that run ended (it is interrupted then). A
+    failed process is the attacker's own outcome, which the cell
+    reports (Cell.attacker_errors), not a gap."""
     [measure] = phase_times(victim_phases, "measure")
-    started = phase_times(attacker_phases, "run")
-    return max(started) - measure if started else math.inf
+    [end] = phase_times(victim_phases, "end")
+    gaps = []
+    for n, (text, good) in enumerate(zip(attacker_phases, ok)):
+        if not good:
+            continue
+        run, stop = phase_times(text, "run"), phase_times(text, "end")
+        if not run or not stop:
+            gaps.append(f"attacker process {n} noted no run")
+        elif run[0] > measure:
+            gaps.append(f"attacker process {n} started its run "
+                        f"{run[0] - measure:.2f} s into the victim's")
+        elif stop[0] < end:
+            gaps.append(f"attacker process {n} ended its run "
+                        f"{end - stop[0]:.2f} s before the victim's")
+    return gaps
 
 
-def _attack_covered(g: Guest) -> None:
-    """Fails the run unless every process of the attacker's that started
-    a run (one that failed before may not: its results say why) was
-    sending before the victim's measured run began: a cell's verdict
-    about an attack that came late would be about no attack."""
-    late = attack_lateness(g.run(f"cat {VICTIM_PHASES}", check=True).out,
-                           g.run(f"cat {ATTACKER_PHASES}").out)
-    assert late <= 0, (
-        "the attacker's processes were not all sending until "
-        f"{late:.2f} s into the victim's measured run (setting up took "
-        f"longer than ATTACK_SETUP_MAX_S, {ATTACK_SETUP_MAX_S} s?)")
+def _attack_covered(g: Guest, attacker: Role, others: list[dict]) -> None:
+    """Fails the run unless every process of the attacker's that ended
+    well was sending throughout the victim's measured run: a cell's
+    verdict about an attack that came late or left early would be about
+    no attack."""
+    texts = [g.run(f"cat {ATTACKER_PHASES}.{n} 2>/dev/null").out
+             for n in range(attacker.procs)]
+    gaps = attack_gaps(g.run(f"cat {VICTIM_PHASES}.0", check=True).out,
+                       texts, [bool(r.get("ok")) for r in others])
+    assert not gaps, (f"the attack did not cover the victim's measured run "
+                      f"(setting up took longer than ATTACK_SETUP_MAX_S, "
+                      f"{ATTACK_SETUP_MAX_S} s?): {'; '.join(gaps)}")
 
 
 def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
@@ -490,36 +527,42 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     and the attacker is interrupted when it ends (_conduct()).
     The victim's client must end well; an attacker may fail (a storm
     that meets a device limit), which its results say."""
-    attacks, tokens = [], (0.0, 0.0)
+    attacks, tokens, helpers = [], (0.0, 0.0), []
     lead = ATTACK_SETUP_MAX_S if attacker else 0
-    g.run(f"rm -f {VICTIM_PHASES} {ATTACKER_PHASES}", check=True)
+    g.run(f"rm -f {VICTIM_PHASES}.* {ATTACKER_PHASES}.* {TOKENS_LOG}",
+          check=True)
     try:
         with w.watch() as counts:
             [log] = start_role(g, w, victim, "victim", port, SECONDS,
                                "/tmp/husky-victim.log", 1,
-                               f"--warmup {lead} --phases {VICTIM_PHASES}")
+                               f"--warmup {lead}", VICTIM_PHASES)
             if attacker:
-                assert _wait_phase(g, VICTIM_PHASES, "run"), (
+                assert _wait_phase(g, f"{VICTIM_PHASES}.0", "run"), (
                     "the victim did not start its run")
-                _conduct(g, attacker)
+                helpers.append(_conduct(g, attacker))
                 attacks = start_role(g, w, attacker, "attacker", port + 1,
                                      ATTACKER_BOUND_S,
                                      "/tmp/husky-attacker.log", 1,
-                                     f"--phases {ATTACKER_PHASES}")
+                                     phases=ATTACKER_PHASES)
             # Not next to a latency victim, whose p99 would pay for it.
             sample = (attacker and victim.kind != "latency" and
                       g.verbsgate_loaded())
             if sample:
-                _sample_tokens(g, SECONDS)
-            result = vgload_result(g, log, wait_s=SECONDS + 60)
-            if sample:
+                helpers.append(_sample_tokens(g))
+            result = vgload_result(g, log, wait_s=ATTACK_SETUP_MAX_S +
+                                   SECONDS + 60)
+            if sample and result["ok"]:
                 tokens = _token_share(g)
             others = [role_outcome(g, a) for a in attacks]
-            if attacker:
-                _attack_covered(g)
     finally:
+        # Neither timing script may outlive its run and signal the next
+        # one's processes.
+        if helpers:
+            g.run("kill " + " ".join(map(str, helpers)) + " 2>/dev/null")
         stop_vgload(g)
     assert result["ok"], result
+    if attacker:
+        _attack_covered(g, attacker, others)
     port_figures = {"bytes": counts.bytes, "drops": counts.drops,
                     "held": counts.held}
     return _figures(result, port_figures, others, tokens), others

@@ -75,7 +75,7 @@ RunOutcome run(const Options &o)
 	RunControl ctl;
 
 	ctl.running = 1;
-	return drive_run(o, c, ctl, [] {}, nullptr);
+	return drive_run(o, c, ctl, [] {}, nullptr, PhaseLog(o.phases));
 }
 
 }  // namespace
@@ -118,11 +118,7 @@ TEST(Run, PhasesWithoutWarmupAppendToWhatIsThere)
 
 TEST(Run, PhasesFileThatCannotBeOpenedIsAnError)
 {
-	Options o;
-
-	o.duration_s = 0.05;
-	o.phases = "/nonexistent-dir/phases";
-	EXPECT_THROW(run(o), SysError);
+	EXPECT_THROW(PhaseLog("/nonexistent-dir/phases"), SysError);
 }
 
 TEST(Run, Sigusr1EndsTheWarmupAndTheMeasuredRunStartsThen)
@@ -149,4 +145,14 @@ TEST(Run, Sigusr1EndsTheWarmupAndTheMeasuredRunStartsThen)
 	EXPECT_LT(p[1].second - p[0].second, 20);
 	EXPECT_GE(p[2].second - p[1].second, 0.1 - 1e-6);
 	EXPECT_LT(p[2].second - p[1].second, 20);
+
+	// The signal was taken: the next run keeps its whole warm-up.
+	TempPath g;
+
+	o.warmup_s = 0.05;
+	o.phases = g.path();
+	run(o);
+	auto q = phases(g.path());
+	ASSERT_EQ(q.size(), 3u);
+	EXPECT_GE(q[1].second - q[0].second, 0.05 - 1e-6);
 }
