@@ -218,8 +218,8 @@ wire-nvme: deps
 # husky.py); VG_HUSKY_CELLS=reduced|all|VICTIM/ATTACKER;... (ATTACKER *:
 # the victim's row), VG_HUSKY_RUNS (3). Markdown to stdout and
 # $(BUILD)/husky.md, figures to husky.json, a heatmap to husky.png; about
-# a minute per cell and run, a victim's row (VICTIM/*) about 35 minutes,
-# the whole matrix about four hours.
+# a minute per cell and run, a victim's row (VICTIM/*) about 25 minutes,
+# the whole matrix about three hours.
 husky: deps
 	scripts/install-deps.sh python3-matplotlib
 	$(MAKE) all rxe
