@@ -102,6 +102,20 @@ def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():
     assert husky.label(v) == "worse with verbsgate"
 
 
+def test_worse_with_verbsgate_beyond_the_spread_only_if_no_runs_overlap():
+    """The wide attacker's cell of 2026-12-07: the runs with verbsgate
+    overlap those without, so its "worse" is within the spread."""
+    off = [fig(1, p99=p) for p in (2920, 1730, 3760)]
+    assert not husky.beyond_spread(LATENCY, off, [
+        fig(1, p99=p) for p in (3840, 3400, 2140)])
+    assert husky.beyond_spread(LATENCY, off, [
+        fig(1, p99=p) for p in (3800, 4000, 5000)])
+    bulk = husky.VICTIMS["bulk 1 MB WRITE"]
+    assert husky.beyond_spread(bulk, [fig(10), fig(12)], [fig(8), fig(9)])
+    assert not husky.beyond_spread(bulk, [fig(10), fig(12)],
+                                   [fig(8), fig(11)])
+
+
 def interval(start: float, ops: int, last_done: float | None,
              size: int = 1 << 20) -> dict:
     return {"t_start_s": start, "t_end_s": start + 1, "ops": ops,

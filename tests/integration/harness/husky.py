@@ -256,6 +256,19 @@ def label(v: dict) -> str:
     return "stopped" if v["on_alpha"] else "not stopped"
 
 
+def beyond_spread(victim: Role, off: list[Figures], on: list[Figures]
+                  ) -> bool:
+    """Whether every run with verbsgate did worse for @victim than every
+    run without: a cell worse with verbsgate beyond the spread of its
+    runs (issue #46), not within the test bed's noise."""
+    if not off or not on:
+        return False
+    if victim.kind == "latency":
+        return min(f.p99_us for f in on) > max(f.p99_us for f in off)
+    return (max(f.bytes_s for f in on) < min(f.bytes_s for f in off) or
+            max(f.ops_s for f in on) < min(f.ops_s for f in off))
+
+
 # -- running a cell in the guest ---------------------------------------
 
 def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,

@@ -88,12 +88,26 @@ def row(s: dict) -> str:
     return (f"| {s['victim']} | {s['attacker']} | {fig('alone')} | "
             f"{fig('off')} | {fig('on')} | {fig('alone_on')} | {benign} | "
             f"{yes[v['off_alpha']]} | "
-            f"{yes[v['on_alpha']]} | {yes[v['on_goal']]} | **{s['label']}** "
+            f"{yes[v['on_alpha']]} | {yes[v['on_goal']]} | **{s['label']}**"
+            f"{within(s)} "
             f"| {off['bytes'] / 1e6:.1f} / {on['bytes'] / 1e6:.1f} "
             f"| {off['drops']:.0f} / {on['drops']:.0f} "
             f"| {s['off']['attacker_bytes'] / 1e6:.1f} / "
             f"{s['on']['attacker_bytes'] / 1e6:.1f} |"
             + ("" if all(s["attacker_ok"]) else " attacker failed"))
+
+
+def within(s: dict) -> str:
+    """What a cell worse with verbsgate adds to its verdict when its
+    runs with and without verbsgate overlap (husky.beyond_spread())."""
+    if s["label"] != "worse with verbsgate":
+        return ""
+    runs = {way: [husky.Figures(**f) for f in s["runs"][way]]
+            for way in ("off", "on")}
+    if husky.beyond_spread(husky.VICTIMS[s["victim"]], runs["off"],
+                           runs["on"]):
+        return ""
+    return " (within the spread of its runs)"
 
 
 def heatmap(summaries: list[dict], path) -> str:
@@ -190,6 +204,7 @@ def render(shards: list[dict]) -> str:
     stopped = sum(s["label"] == "stopped" for s in summaries)
     ineffective = sum(s["label"] == "attack ineffective" for s in summaries)
     worse = sum(s["label"] == "worse with verbsgate" for s in summaries)
+    worse_within = sum(bool(within(s)) for s in summaries)
     goal = sum(s["verdict"]["effective"] and s["verdict"]["on_goal"]
                for s in summaries)
     return "\n".join([
@@ -213,7 +228,9 @@ def render(shards: list[dict]) -> str:
         f"{len(summaries)} cells: {stopped} stopped by verbsgate, "
         f"{len(summaries) - stopped - ineffective - worse} not stopped, "
         f"{ineffective} attacks ineffective on this test bed, {worse} "
-        f"worse with verbsgate than without; {goal} of the effective ones "
+        f"worse with verbsgate than without ({worse - worse_within} "
+        "beyond the spread of their runs); "
+        f"{goal} of the effective ones "
         "within the goal.", "",
         "| victim | attacker | alone | attacked, off | attacked, on | "
         "alone, on | next to a benign stream, on | off α=.25 | "
