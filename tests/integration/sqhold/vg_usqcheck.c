@@ -31,6 +31,9 @@
  * * 2^N, default 14): a short one makes the requester retry while
  * responses are on their way.
  *
+ * --trace writes each WR as it is posted and each send completion as it
+ * is polled to stderr, to tell where a run that hung stopped.
+ *
  * It runs --ops operations, or batches until --duration seconds have
  * passed, and prints one JSON object:
  *
@@ -42,7 +45,7 @@
  *
  *   vg_usqcheck DEV GID_INDEX [--seed N] [--ops N | --duration SEC]
  *	[--max-size BYTES] [--sge N] [--depth N] [--qp-type rc|uc] [--mix]
- *	[--no-fence] [--reset N] [--sq-size N] [--timeout N]
+ *	[--no-fence] [--reset N] [--sq-size N] [--timeout N] [--trace]
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -82,7 +85,7 @@ struct opspec {
 
 struct cfg {
 	const char *dev;
-	int gid_index, sge, depth, mix, fence, uc, reset, sq_size;
+	int gid_index, sge, depth, mix, fence, uc, reset, sq_size, trace;
 	int timeout;	/* RC transport timer: 4.096 us * 2^timeout */
 	unsigned long seed;
 	unsigned long long ops;
@@ -138,7 +141,7 @@ static void print_usage(const char *argv0)
 	fprintf(stderr, "usage: %s DEV GID_INDEX [--seed N] %s %s %s\n", argv0,
 		"[--ops N | --duration SEC] [--max-size BYTES] [--sge N]",
 		"[--depth N] [--qp-type rc|uc] [--mix] [--no-fence] [--reset N]",
-		"[--sq-size N] [--timeout N]");
+		"[--sq-size N] [--timeout N] [--trace]");
 	exit(2);
 }
 
@@ -160,6 +163,10 @@ static void parse(int argc, char **argv, struct cfg *c)
 		}
 		if (!strcmp(a, "--no-fence")) {
 			c->fence = 0;
+			continue;
+		}
+		if (!strcmp(a, "--trace")) {
+			c->trace = 1;
 			continue;
 		}
 		if (!v)
@@ -420,6 +427,14 @@ static void post(struct run *r, int n)
 		build(r, &r->ops[i], &wrs[i], &sges[(size_t)i * r->c.sge]);
 		if (chain && i + 1 < n)
 			wrs[i].next = &wrs[i + 1];
+		if (r->c.trace)
+			fprintf(stderr, "posted (%s) wr %llu %s %u sge %d%s%s%s\n",
+				chain ? "chain" : "single", r->ops[i].id,
+				op_names[r->ops[i].op], r->ops[i].len,
+				r->ops[i].nsge,
+				r->ops[i].signaled ? " signaled" : "",
+				r->ops[i].inlined ? " inline" : "",
+				r->ops[i].fenced ? " fence" : "");
 	}
 	for (i = 0; i < n; i++) {
 		if (ibv_post_send(r->qa, &wrs[i], &bad))
@@ -462,6 +477,10 @@ static void check_send_cqes(struct run *r, int n)
 			     o->id, op_names[o->op], o->len);
 			return;
 		}
+		if (r->c.trace)
+			fprintf(stderr, "completion wr %llu %s\n",
+				(unsigned long long)wc.wr_id,
+				ibv_wc_status_str(wc.status));
 		if (wc.wr_id != o->id || wc.status != IBV_WC_SUCCESS ||
 		    wc.opcode != wc_op[o->op] || wc.byte_len != o->len) {
 			fail("send completion wr %llu %s opcode %d len %u, %s %llu (%s %u)",
