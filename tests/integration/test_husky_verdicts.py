@@ -102,6 +102,14 @@ def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():
     assert husky.label(v) == "worse with verbsgate"
 
 
+def test_the_far_port_is_shown_where_it_was_watched():
+    target = husky_target()
+    assert target.far_port({"bytes": 1e6, "drops": 0, "held": 0}) == "—"
+    assert target.far_port({"far_bytes": 33.8e6, "far_drops": 24869,
+                            "far_held": 84817}) == (
+        "33.8 MB, 24869 dropped, 84817 held")
+
+
 def test_worse_with_verbsgate_beyond_the_spread_only_if_no_runs_overlap():
     """The wide attacker's cell of 2026-12-07: the runs with verbsgate
     overlap those without, so its "worse" is within the spread."""

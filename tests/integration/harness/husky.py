@@ -545,7 +545,7 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     g.run(f"rm -f {VICTIM_PHASES}.* {ATTACKER_PHASES}.* {TOKENS_LOG}",
           check=True)
     try:
-        with w.watch() as counts:
+        with w.watch() as counts, w.watch("vg1") as far:
             [log] = start_role(g, w, victim, "victim", port, SECONDS,
                                "/tmp/husky-victim.log", 1,
                                f"--warmup {lead}", VICTIM_PHASES)
@@ -577,7 +577,8 @@ def run_once(g: Guest, w: Wire, victim: Role, attacker: Role | None,
     if attacker:
         _attack_covered(g, attacker, others)
     port_figures = {"bytes": counts.bytes, "drops": counts.drops,
-                    "held": counts.held}
+                    "held": counts.held, "far_bytes": far.bytes,
+                    "far_drops": far.drops, "far_held": far.held}
     return _figures(result, port_figures, others, tokens), others
 
 

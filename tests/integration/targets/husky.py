@@ -92,9 +92,20 @@ def row(s: dict) -> str:
             f"{within(s)} "
             f"| {off['bytes'] / 1e6:.1f} / {on['bytes'] / 1e6:.1f} "
             f"| {off['drops']:.0f} / {on['drops']:.0f} "
+            f"| {far_port(off)} / {far_port(on)} "
             f"| {s['off']['attacker_bytes'] / 1e6:.1f} / "
             f"{s['on']['attacker_bytes'] / 1e6:.1f} |"
             + ("" if all(s["attacker_ok"]) else " attacker failed"))
+
+
+def far_port(port: dict) -> str:
+    """What the far device's port (vg1) did in a run's medians: the READ
+    responses and every ACK cross it. Rows measured before it was
+    watched have "—"."""
+    if "far_bytes" not in port:
+        return "—"
+    return (f"{port['far_bytes'] / 1e6:.1f} MB, {port['far_drops']:.0f} "
+            f"dropped, {port['far_held']:.0f} held")
 
 
 def within(s: dict) -> str:
@@ -236,8 +247,9 @@ def render(shards: list[dict]) -> str:
         "alone, on | next to a benign stream, on | off α=.25 | "
         "on α=.25 | on α=.10 | verdict | "
         "port MB, off / on | port drops, off / on | "
+        "far port, off / on | "
         "attacker's MB completed, off / on |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *[row(s) for s in summaries], "",
         "Runs:", "",
         *[f"- {shard_line(shard, kept)}" for shard in shards]])
