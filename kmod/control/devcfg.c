@@ -8,7 +8,11 @@
  * token cost model (core/token.h), its ports' pacer burst and an
  * enforcement switch, all under the device's ctrl_lock. Defaults come from
  * the port: MaxRate is its data rate, the largest chunk its largest
- * message.
+ * message, what each packet adds besides its payload its link layer's
+ * headers and framing. Where the device cannot know its line (a software
+ * device behind a shaped link), the operator states the line's rate
+ * (link-rate) and what it counts per packet (pkt-overhead), and MaxRate
+ * follows the stated rate.
  *
  * A change is validated on a copy, with the core's own checks, and
  * committed in one critical section, so it applies completely or not at
@@ -49,6 +53,17 @@ static struct vg_class_weights vg_cw;
 
 /* 1 Gbit/s, when the port does not say: ib_core's own fallback speed. */
 #define VG_FALLBACK_RATE	(125ULL * 1000 * 1000)
+
+/*
+ * What a packet adds at the port besides its payload, by the link layer,
+ * until the operator says (DEV_PKT_OVERHEAD). Ethernet, RoCEv2 over
+ * IPv4: preamble and delimiter 8, Ethernet header 14, IPv4 20, UDP 8,
+ * BTH 12, ICRC 4, FCS 4, inter-frame gap 12. InfiniBand: LRH 8, BTH 12,
+ * ICRC 4, VCRC 2. Extended headers (RETH, AETH, immediate data) come
+ * once per message or less, and are left to the operation's cost.
+ */
+#define VG_PKT_BYTES_ETH	82
+#define VG_PKT_BYTES_IB		26
 
 /* Data rate of one lane in Mbit/s, by enum ib_port_speed. */
 static u32 vg_lane_mbps(u16 speed)
@@ -156,14 +171,17 @@ void vg_devcfg_publish(struct vg_device *dev)
 }
 
 /*
- * Under vg_devices_lock: adopt the port's limits. MaxRate follows the
- * port unless the operator has set one or the tenants' guarantees need
- * more; chunk sizes above the port's largest message are cut down to it.
+ * Under vg_devices_lock: adopt the ports' limits, @reported rates (0:
+ * unknown) and @pkt_bytes per packet by their link layer. MaxRate
+ * follows the first port's link rate (the operator's, else the
+ * reported one) unless the operator has set one or the tenants'
+ * guarantees need more; chunk sizes above the port's largest message
+ * are cut down to it.
  */
-static void vg_devcfg_set_port(struct vg_device *dev, const u64 *link,
-			       u32 max_chunk)
+static void vg_devcfg_set_port(struct vg_device *dev, const u64 *reported,
+			       u32 max_chunk, u32 pkt_bytes)
 {
-	u64 rate = link[0] ?: VG_FALLBACK_RATE;
+	u64 link[VG_SHAPER_MAX_PORTS], rate;
 	struct vg_devcfg_view v;
 	struct vg_ctrl_cfg *cfg = &v.ctrl.cfg;
 	u32 i;
@@ -171,6 +189,9 @@ static void vg_devcfg_set_port(struct vg_device *dev, const u64 *link,
 	lockdep_assert_held(&vg_devices_lock);
 
 	vg_devcfg_read(dev, &v);
+	for (i = 0; i < VG_SHAPER_MAX_PORTS; i++)
+		link[i] = v.link_rate_set ?: reported[i];
+	rate = link[0] ?: VG_FALLBACK_RATE;
 	if (!v.max_rate_set && rate >= vg_tenants_min_rate_sum())
 		cfg->max_rate = min_t(u64, rate, VG_RATE_MAX);
 	if (v.step_auto)
@@ -181,14 +202,17 @@ static void vg_devcfg_set_port(struct vg_device *dev, const u64 *link,
 	for (i = 0; i < cfg->ntable && cfg->table[i].chunk <= max_chunk; i++)
 		;
 	cfg->ntable = i;
-	if (vg_ctrl_check_cfg(cfg)) {
-		pr_warn("%s: port limits not applied\n", dev->name);
-		return;
-	}
 	spin_lock_bh(&dev->ctrl_lock);
+	/* What the port is, whether or not the settings can follow it. */
+	memcpy(dev->port_rate, reported, sizeof(dev->port_rate));
 	memcpy(dev->link_rate, link, sizeof(dev->link_rate));
+	dev->pkt_default = pkt_bytes;
+	if (!dev->pkt_set)
+		dev->cost.pkt_bytes = pkt_bytes;
+	if (vg_ctrl_check_cfg(cfg))
+		pr_warn("%s: port limits not applied\n", dev->name);
 	/* Unless the operator set MaxRate meanwhile (the lock was dropped). */
-	if (dev->max_rate_set == v.max_rate_set)
+	else if (dev->max_rate_set == v.max_rate_set)
 		vg_ctrl_set_cfg(&dev->ctrl, cfg);
 	vg_devcfg_publish_locked(dev);
 	spin_unlock_bh(&dev->ctrl_lock);
@@ -207,10 +231,13 @@ static void vg_devcfg_port_work(struct work_struct *work)
 	struct vg_device *dev = container_of(work, struct vg_device,
 					     port_work);
 	u64 link[VG_SHAPER_MAX_PORTS] = {};
-	u32 i, max_chunk = VG_SPLIT_MAX_CHUNK, port_chunk;
+	u32 i, max_chunk = VG_SPLIT_MAX_CHUNK, port_chunk, pkt_bytes;
 
 	if (!ib_device_try_get(dev->ibdev))
 		return;
+	pkt_bytes = rdma_port_get_link_layer(dev->ibdev,
+					     rdma_start_port(dev->ibdev)) ==
+		    IB_LINK_LAYER_ETHERNET ? VG_PKT_BYTES_ETH : VG_PKT_BYTES_IB;
 	/* Chunks are sized per device: they must fit every port. */
 	for (i = 0; i < min(dev->ports, VG_SHAPER_MAX_PORTS); i++) {
 		vg_devcfg_port_limits(dev->ibdev,
@@ -220,7 +247,7 @@ static void vg_devcfg_port_work(struct work_struct *work)
 	}
 	ib_device_put(dev->ibdev);
 	vg_device_lock();
-	vg_devcfg_set_port(dev, link, max_chunk);
+	vg_devcfg_set_port(dev, link, max_chunk, pkt_bytes);
 	vg_device_unlock();
 }
 
@@ -251,6 +278,9 @@ void vg_devcfg_init(struct vg_device *dev)
 	vg_cost_model_default(&dev->cost);
 	dev->step_auto = true;
 	dev->max_rate_set = false;
+	dev->link_rate_set = 0;
+	dev->pkt_set = false;
+	dev->pkt_default = 0;
 	dev->burst = VG_SHAPER_BURST;
 	dev->enforce = true;
 	dev->user_qps = VERBSGATE_USER_QPS_ALLOW;
@@ -304,6 +334,10 @@ void vg_devcfg_read(struct vg_device *dev, struct vg_devcfg_view *v)
 	v->burst = dev->burst;
 	v->ref_p99_ns = dev->ref_p99_ns;
 	memcpy(v->link_rate, dev->link_rate, sizeof(v->link_rate));
+	memcpy(v->port_rate, dev->port_rate, sizeof(v->port_rate));
+	v->link_rate_set = dev->link_rate_set;
+	v->pkt_set = dev->pkt_set;
+	v->pkt_default = dev->pkt_default;
 	spin_unlock_bh(&dev->ctrl_lock);
 }
 
@@ -369,6 +403,37 @@ static int vg_devcfg_apply_costs(struct vg_cost_model *m,
 	return 0;
 }
 
+/*
+ * The operator's link rate into @v: the ports' rates, and MaxRate with
+ * them unless the operator set MaxRate (before, or in this change).
+ */
+static int vg_devcfg_link_rate(struct vg_devcfg_view *v,
+			       const struct vg_devcfg_change *c,
+			       struct netlink_ext_ack *extack)
+{
+	struct vg_ctrl_cfg *cfg = &v->ctrl.cfg;
+	u64 rate;
+	u32 i;
+
+	if (c->link_rate > VG_RATE_MAX) {
+		NL_SET_ERR_MSG(extack, "link rate above 2^40 bytes/s");
+		return -ERANGE;
+	}
+	v->link_rate_set = c->link_rate;
+	for (i = 0; i < VG_SHAPER_MAX_PORTS; i++)
+		v->link_rate[i] = c->link_rate ?: v->port_rate[i];
+	if (v->max_rate_set || (c->set & VG_DC_MAX_RATE))
+		return 0;
+	rate = v->link_rate[0] ?: VG_FALLBACK_RATE;
+	if (rate < vg_tenants_min_rate_sum()) {
+		NL_SET_ERR_MSG(extack,
+			       "link rate below the sum of the tenants' guaranteed rates");
+		return -EDQUOT;
+	}
+	cfg->max_rate = min_t(u64, rate, VG_RATE_MAX);
+	return 0;
+}
+
 /**
  * vg_devcfg_apply() - change a device's settings, all or nothing
  * @dev: the device
@@ -377,7 +442,8 @@ static int vg_devcfg_apply_costs(struct vg_cost_model *m,
  *
  * Errors: -ERANGE a value out of range (a chunk above the device's largest
  * message, a step above MaxRate); -EINVAL an unsorted chunk table or an
- * invalid combination; -EDQUOT MaxRate below the tenants' guaranteed rates.
+ * invalid combination; -EDQUOT MaxRate (or the link rate it follows)
+ * below the tenants' guaranteed rates.
  *
  * Context: process, serialized with tenant changes (genl_mutex); the
  * caller holds vg_devices_lock. Takes the device's ctrl_lock.
@@ -405,6 +471,11 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 			return -EDQUOT;
 		}
 		cfg->max_rate = c->max_rate;
+	}
+	if (c->set & VG_DC_LINK_RATE) {
+		ret = vg_devcfg_link_rate(&v, c, extack);
+		if (ret)
+			return ret;
 	}
 	if (c->set & VG_DC_AIMD_STEP) {
 		v.step_auto = !c->step;
@@ -469,6 +540,15 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		}
 		v.burst = c->burst;
 	}
+	if (c->set & VG_DC_PKT_OVERHEAD) {
+		v.pkt_set = c->pkt_overhead != VERBSGATE_PKT_OVERHEAD_AUTO;
+		if (vg_cost_model_set_pkt(&v.cost, v.pkt_set ? c->pkt_overhead :
+					  v.pkt_default)) {
+			NL_SET_ERR_MSG(extack,
+				       "packet overhead out of range: 0..512 bytes, or auto");
+			return -ERANGE;
+		}
+	}
 
 	/* The core's own rules, on the complete result. */
 	ret = vg_ctrl_check_cfg(cfg);
@@ -485,6 +565,9 @@ int vg_devcfg_apply(struct vg_device *dev, const struct vg_devcfg_change *c,
 		dev->enforce = v.enforce;
 		WRITE_ONCE(dev->user_qps, v.user_qps);
 		dev->burst = v.burst;
+		dev->link_rate_set = v.link_rate_set;
+		memcpy(dev->link_rate, v.link_rate, sizeof(dev->link_rate));
+		dev->pkt_set = v.pkt_set;
 		if (c->set & VG_DC_MAX_RATE)
 			dev->max_rate_set = true;
 		vg_devcfg_publish_locked(dev);

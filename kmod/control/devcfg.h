@@ -25,6 +25,8 @@
 #define VG_DC_ENFORCE		BIT(9)
 #define VG_DC_USER_QPS		BIT(10)
 #define VG_DC_BURST		BIT(11)
+#define VG_DC_LINK_RATE		BIT(12)
+#define VG_DC_PKT_OVERHEAD	BIT(13)
 
 /* New cost of one operation class; unset parts keep their value. */
 struct vg_opcost_change {
@@ -52,6 +54,9 @@ struct vg_opcost_change {
  * @enforce: pace and split this device's QPs
  * @user_qps: enum verbsgate_user_qps
  * @burst: depth of the ports' pacer buckets, token bytes
+ * @link_rate: the ports' link rate, bytes/s, 0: as the device reports
+ * @pkt_overhead: bytes each packet adds at the port besides its payload,
+ *	or VERBSGATE_PKT_OVERHEAD_AUTO (the link layer's)
  */
 struct vg_devcfg_change {
 	u32 set;
@@ -69,11 +74,14 @@ struct vg_devcfg_change {
 	bool enforce;
 	u32 user_qps;
 	u32 burst;
+	u64 link_rate;
+	u32 pkt_overhead;
 };
 
 /*
  * A consistent copy of a device's settings, its controller's state and
- * its ports' link rates (vg_device::link_rate).
+ * its ports' link rates (vg_device::link_rate, ::port_rate and
+ * ::link_rate_set).
  */
 struct vg_devcfg_view {
 	struct vg_ctrl ctrl;
@@ -85,6 +93,10 @@ struct vg_devcfg_view {
 	u32 burst;
 	u64 ref_p99_ns;
 	u64 link_rate[VG_SHAPER_MAX_PORTS];
+	u64 port_rate[VG_SHAPER_MAX_PORTS];
+	u64 link_rate_set;
+	bool pkt_set;
+	u32 pkt_default;
 };
 
 void vg_devcfg_init(struct vg_device *dev);

@@ -184,6 +184,10 @@ static const struct nla_policy vg_dev_set_policy[VERBSGATE_ATTR_MAX + 1] = {
 		NLA_POLICY_MAX(NLA_U8, VERBSGATE_USER_QPS_MAX),
 	[VERBSGATE_ATTR_DEV_BURST] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &vg_burst_range),
+	[VERBSGATE_ATTR_DEV_LINK_RATE] =
+		NLA_POLICY_FULL_RANGE(NLA_U64, &vg_rate_range),
+	/* 0..VG_PKT_BYTES_MAX or VERBSGATE_PKT_OVERHEAD_AUTO: devcfg.c */
+	[VERBSGATE_ATTR_DEV_PKT_OVERHEAD] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy vg_tenant_add_policy[VERBSGATE_ATTR_MAX + 1] = {

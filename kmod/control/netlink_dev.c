@@ -149,6 +149,9 @@ static int vg_nl_put_devcfg(struct sk_buff *skb, struct vg_device *dev)
 	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_ENFORCE, v->enforce) ||
 	    nla_put_u8(skb, VERBSGATE_ATTR_DEV_USER_QPS, v->user_qps) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_BURST, v->burst) ||
+	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_LINK_RATE, v->link_rate_set) ||
+	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_PKT_OVERHEAD,
+			v->cost.pkt_bytes) ||
 	    nla_put_u32(skb, VERBSGATE_ATTR_DEV_MAX_CHUNK, cfg->max_chunk) ||
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_SAFE_UTIL, v->ctrl.safe) ||
 	    vg_nl_put_u64(skb, VERBSGATE_ATTR_DEV_RMIN, v->ctrl.rmin) ||
@@ -415,6 +418,8 @@ static int vg_nl_parse_devcfg(struct nlattr **attrs,
 		  offsetof(struct vg_devcfg_change, step) },
 		{ VERBSGATE_ATTR_DEV_AIMD_PERIOD, VG_DC_AIMD_PERIOD,
 		  offsetof(struct vg_devcfg_change, period_ns) },
+		{ VERBSGATE_ATTR_DEV_LINK_RATE, VG_DC_LINK_RATE,
+		  offsetof(struct vg_devcfg_change, link_rate) },
 	};
 	int ret;
 	u32 i;
@@ -459,6 +464,11 @@ static int vg_nl_parse_devcfg(struct nlattr **attrs,
 	if (attrs[VERBSGATE_ATTR_DEV_BURST]) {
 		c->burst = nla_get_u32(attrs[VERBSGATE_ATTR_DEV_BURST]);
 		c->set |= VG_DC_BURST;
+	}
+	if (attrs[VERBSGATE_ATTR_DEV_PKT_OVERHEAD]) {
+		c->pkt_overhead =
+			nla_get_u32(attrs[VERBSGATE_ATTR_DEV_PKT_OVERHEAD]);
+		c->set |= VG_DC_PKT_OVERHEAD;
 	}
 	if (!c->set) {
 		NL_SET_ERR_MSG(extack, "no device setting given");

@@ -106,6 +106,8 @@ VG_DEVCFG_ATTR(chunk_nolat, "%u", v.ctrl.cfg.chunk_nolat);
 VG_DEVCFG_ATTR(lat_each, "%d", !!(v.ctrl.cfg.flags & VG_CTRL_LAT_EACH));
 VG_DEVCFG_ATTR(enforce, "%d", v.enforce);
 VG_DEVCFG_ATTR(burst, "%u", v.burst);
+VG_DEVCFG_ATTR(link_rate, "%llu", v.link_rate_set);
+VG_DEVCFG_ATTR(pkt_overhead, "%u", v.cost.pkt_bytes);
 VG_DEVCFG_ATTR(user_qps, "%s",
 	       v.user_qps == VERBSGATE_USER_QPS_DENY ? "deny" : "allow");
 VG_DEVCFG_ATTR(op_bytes_data, "%u", v.cost.cls[VG_OPC_DATA].bytes);
@@ -219,6 +221,8 @@ static struct attribute *vg_device_attrs[] = {
 	&lat_each_attr.attr,
 	&enforce_attr.attr,
 	&burst_attr.attr,
+	&link_rate_attr.attr,
+	&pkt_overhead_attr.attr,
 	&op_bytes_data_attr.attr,
 	&op_units_data_attr.attr,
 	&op_bytes_atomic_attr.attr,

@@ -5,8 +5,15 @@
  * Every WR (or chunk) handed to the NIC is charged two resources
  * (Justitia's Token_Bytes / Token_Ops, §4.3.4):
  *
- *	bytes = payload length + op_bytes[class]
+ *	bytes = payload length + op_bytes[class] + packets * pkt_bytes
  *	ops   = op_units[class]
+ *
+ * pkt_bytes is what each packet adds at the port besides its payload:
+ * headers, CRCs and framing. A port's line rate counts them, so pacing
+ * a port at its line rate counts them too; packets are the payload over
+ * the QP's path MTU, at least one (none for the MR class, which sends
+ * nothing). An operator sets it per device; the device's default follows
+ * its link layer (control/devcfg.c).
  *
  * op_bytes is the per-operation cost expressed in payload bytes: the
  * doorbell MMIO, WQE fetch and PCIe TLP overhead every request adds no
@@ -45,6 +52,7 @@ enum vg_op_class {
 
 #define VG_OP_BYTES_MAX		BIT(20)
 #define VG_OP_UNITS_MAX		1024U
+#define VG_PKT_BYTES_MAX	512U
 
 struct vg_op_cost {
 	u32 bytes;		/* per-operation cost in payload bytes */
@@ -53,9 +61,15 @@ struct vg_op_cost {
 
 struct vg_cost_model {
 	struct vg_op_cost cls[VG_OPC_NR];
+	u32 pkt_bytes;		/* per packet at the port, <= VG_PKT_BYTES_MAX */
 };
 
-/* What one WR or chunk costs. @bytes < 2^32 + VG_OP_BYTES_MAX. */
+/*
+ * What one WR or chunk costs. For a WR of at most VG_MAX_MSG bytes at a
+ * path MTU of 256 or more (the smallest the verbs have), @bytes <= 2^31 +
+ * VG_OP_BYTES_MAX + 2^23 * VG_PKT_BYTES_MAX < 2^33, what a pacer takes
+ * in one charge (VG_COST_MAX).
+ */
 struct vg_token {
 	u64 bytes;
 	u32 ops;
@@ -64,6 +78,9 @@ struct vg_token {
 /**
  * vg_cost_model_default() - fill @m with the defaults in the table above
  * @m: model
+ *
+ * pkt_bytes starts at 0: payload alone, until the device's link layer
+ * is known.
  */
 void vg_cost_model_default(struct vg_cost_model *m);
 
@@ -79,6 +96,15 @@ void vg_cost_model_default(struct vg_cost_model *m);
  */
 int vg_cost_model_set(struct vg_cost_model *m, unsigned int cls, u32 op_bytes,
 		      u32 op_units);
+
+/**
+ * vg_cost_model_set_pkt() - set what each packet adds at the port
+ * @m: model
+ * @pkt_bytes: 0..VG_PKT_BYTES_MAX
+ *
+ * Return: 0, or -ERANGE (then @m is unchanged).
+ */
+int vg_cost_model_set_pkt(struct vg_cost_model *m, u32 pkt_bytes);
 
 /**
  * vg_opcode_class() - cost class of an opcode
@@ -99,20 +125,38 @@ static inline enum vg_op_class vg_opcode_class(u8 opcode)
 }
 
 /**
+ * vg_packets() - packets an operation of @length payload bytes sends
+ * @cls: its enum vg_op_class
+ * @length: payload bytes
+ * @mtu: the QP's path MTU in bytes, 0 if unknown (counts one packet)
+ */
+static inline u32 vg_packets(enum vg_op_class cls, u32 length, u32 mtu)
+{
+	if (cls == VG_OPC_MR)
+		return 0;
+	if (!mtu || length <= mtu)
+		return 1;
+	return length / mtu + !!(length % mtu);
+}
+
+/**
  * vg_cost() - tokens one operation of @length payload bytes costs
  * @m: model
  * @opcode: enum vg_opcode, < VG_OP_NR
  * @length: payload bytes (a chunk's length, or a whole WR's)
+ * @mtu: the QP's path MTU in bytes, 0 if unknown
  * @t: result
  *
  * O(1), any context.
  */
 static inline void vg_cost(const struct vg_cost_model *m, u8 opcode,
-			   u32 length, struct vg_token *t)
+			   u32 length, u32 mtu, struct vg_token *t)
 {
-	const struct vg_op_cost *c = &m->cls[vg_opcode_class(opcode)];
+	enum vg_op_class cls = vg_opcode_class(opcode);
+	const struct vg_op_cost *c = &m->cls[cls];
 
-	t->bytes = (u64)length + c->bytes;
+	t->bytes = (u64)length + c->bytes +
+		   (u64)vg_packets(cls, length, mtu) * m->pkt_bytes;
 	t->ops = c->units;
 }
 

@@ -45,7 +45,14 @@ struct vg_qp;
  *	applies)
  * @link_rate: each port's link rate in bytes/s, index 0 the first port,
  *	0 if unknown or not queried yet (the ports' pacers run at the same
- *	fraction of theirs, devcfg.c)
+ *	fraction of theirs, devcfg.c): @link_rate_set if set, else
+ *	@port_rate
+ * @port_rate: each port's rate as the device reports it, 0 if unknown
+ * @link_rate_set: the ports' link rate as the operator set it, 0: none
+ * @pkt_set: the operator set @cost's per-packet bytes (the link layer's
+ *	default no longer applies)
+ * @pkt_default: the link layer's per-packet bytes, 0 until the port is
+ *	queried
  * @burst: depth of each port pacer's byte bucket, token bytes
  * @enforce: verbsgate paces and splits this device's QPs
  * @user_qps: enum verbsgate_user_qps: whether a process may create a QP
@@ -80,6 +87,10 @@ struct vg_device {
 	bool step_auto;
 	bool max_rate_set;
 	u64 link_rate[VG_SHAPER_MAX_PORTS];
+	u64 port_rate[VG_SHAPER_MAX_PORTS];
+	u64 link_rate_set;
+	bool pkt_set;
+	u32 pkt_default;
 	u32 burst;
 	bool enforce;
 	u32 user_qps;

@@ -231,6 +231,31 @@ static struct vg_sendq *vg_sendq_of(struct vg_interpose *ip,
 	return vg_qp_sendq(vg_qp_find(&ip->qps, qp));
 }
 
+/*
+ * The path MTU a modify QP set, on the slot of a shaped or governed QP,
+ * so that each chunk is charged its packets' headers (token.h).
+ * Process context (the modify wrapper); under RCU.
+ */
+static void vg_slot_set_mtu(struct vg_interpose *ip, struct ib_qp *qp,
+			    int mtu)
+{
+	struct vg_sendq *sq;
+	struct vg_usq *usq;
+	struct vg_qp *q;
+
+	if (mtu <= 0)
+		return;
+	rcu_read_lock();
+	q = vg_qp_find(&ip->qps, qp);
+	sq = vg_qp_sendq(q);
+	usq = q ? rcu_dereference(q->usq) : NULL;
+	if (sq)
+		WRITE_ONCE(sq->slot.mtu, mtu);
+	if (usq)
+		WRITE_ONCE(usq->slot.mtu, mtu);
+	rcu_read_unlock();
+}
+
 static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 			int attr_mask, struct ib_udata *udata)
 {
@@ -273,6 +298,8 @@ static int vg_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
 		vg_qp_bound_count(&ip->qps, qp);
 	if (!ret && vg_qp_set_av(&ip->qps, qp, attr, attr_mask))
 		vg_qp_announce(vg_device_of(qp->device), qp);
+	if (!ret && (attr_mask & IB_QP_PATH_MTU))
+		vg_slot_set_mtu(ip, qp, ib_mtu_enum_to_int(attr->path_mtu));
 	if (!ret && (attr_mask & (IB_QP_STATE | IB_QP_PORT))) {
 		rcu_read_lock();
 		sq = vg_sendq_of(ip, qp);

@@ -472,7 +472,7 @@ static void vg_sendq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 		sq->splitting = false;
 	}
 
-	vg_cost(&sh->cost, c.opcode, c.length, &tok);
+	vg_cost(&sh->cost, c.opcode, c.length, READ_ONCE(sq->slot.mtu), &tok);
 	pp = vg_sendq_port(sh, sq);
 	/* Out of the scheduler until the chunk is in the driver. */
 	vg_shaper_charge(sh, &sq->slot, &tok, now, false);
@@ -690,7 +690,7 @@ static bool vg_sendq_fast(struct vg_shaper *sh, struct vg_sendq *sq,
 		if (len > sh->chunk && vg_opcode_splittable(vop) &&
 		    !(w->send_flags & IB_SEND_INLINE))
 			return false;
-		vg_cost(&sh->cost, vop, len, &tok[k]);
+		vg_cost(&sh->cost, vop, len, READ_ONCE(sq->slot.mtu), &tok[k]);
 		bytes += len;
 	}
 	return vg_shaper_charge_now(sh, &sq->slot, tok, k, bytes, now);

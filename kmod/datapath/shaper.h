@@ -130,11 +130,15 @@ struct vg_slot_ops {
  * @handle: its QP handle in that port's scheduler
  * @tenant: the tenant its scheduler slot belongs to, referenced
  * @q: the QP's tracking entry, whose tenant the slot follows
+ * @mtu: the QP's path MTU in bytes, 0 until a modify QP sets it: how
+ *	many packets, each with its headers, a chunk costs (token.h)
  *
  * What the shaper's scheduling (shaper.c) needs of a QP, whatever holds
  * its WRs. Protected by the device's vg_shaper::lock; @port, @tenant and
  * @q are written with WRITE_ONCE(), because a governed user queue's
- * credit also reads them without it (usq.c).
+ * credit also reads them without it (usq.c). @mtu is written by the
+ * modify wrapper and read without any lock (WRITE_ONCE()/READ_ONCE()):
+ * a chunk charged while it changes counts the old MTU's packets.
  */
 struct vg_slot {
 	const struct vg_slot_ops *ops;
@@ -145,6 +149,7 @@ struct vg_slot {
 	u32 handle;
 	struct vg_ktenant *tenant;
 	struct vg_qp *q;
+	u32 mtu;
 };
 
 /**

@@ -497,7 +497,7 @@ static bool vg_usq_fast(struct vg_shaper *sh, struct vg_usq *usq,
 
 	if (w->parts && w->length > sh->chunk)
 		return false;
-	vg_cost(&sh->cost, w->vop, w->length, &tok);
+	vg_cost(&sh->cost, w->vop, w->length, READ_ONCE(usq->slot.mtu), &tok);
 	if (tok.bytes)
 		n = clamp_t(u64, div64_u64(sh->chunk, tok.bytes), 1, n);
 	batch.bytes = tok.bytes * n;
@@ -530,7 +530,7 @@ static bool vg_usq_on_credit(struct vg_shaper *sh, struct vg_usq *usq,
 	    rcu_dereference(q->tenant) != t)
 		return false;
 	/* Anything longer than a chunk costs more than the credit. */
-	vg_cost(&sh->cost, w->vop, w->length, &tok);
+	vg_cost(&sh->cost, w->vop, w->length, READ_ONCE(usq->slot.mtu), &tok);
 	if (tok.bytes > usq->credit.bytes || tok.ops > usq->credit.ops)
 		return false;
 	usq->credit.bytes -= tok.bytes;
@@ -830,7 +830,7 @@ static void vg_usq_post_retry(struct vg_shaper *sh, struct vg_usq *usq,
 
 	lockdep_assert_held(&sh->lock);
 
-	vg_cost(&sh->cost, VG_OP_SEND, bytes, &tok);
+	vg_cost(&sh->cost, VG_OP_SEND, bytes, READ_ONCE(usq->slot.mtu), &tok);
 	vg_shaper_charge(sh, &usq->slot, &tok, now, usq->nheld > 0);
 	usq->retry = false;
 	usq->slot.posting = true;
@@ -882,7 +882,7 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	bytes = whole ? rest : sh->chunk;
 	if (!usq->part_sent)
 		vg_tenant_count_wait(t, now - w->enqueued_ns);
-	vg_cost(&sh->cost, w->vop, bytes, &tok);
+	vg_cost(&sh->cost, w->vop, bytes, READ_ONCE(usq->slot.mtu), &tok);
 	/*
 	 * rxe sends what it is released before it returns, as a rule (see
 	 * vg_usq_caught_up() for the exception), which takes as

@@ -26,9 +26,9 @@ DEV_FIELDS = {"index", "name", "driver", "ports", "node_guid", "qps",
               "port_table"}
 DEV_DETAIL_FIELDS = DEV_FIELDS | {
     "max_rate", "max_ops", "target_p99_ns", "aimd_step", "aimd_period_ns",
-    "burst", "chunk_nolat", "chunk_table", "op_costs", "lat_each", "enforce",
-    "user_qps", "max_chunk", "safe_util", "rmin", "chunk_size", "ref_p99_ns",
-    "aimd_increases", "aimd_decreases"}
+    "burst", "link_rate", "pkt_overhead", "chunk_nolat", "chunk_table",
+    "op_costs", "lat_each", "enforce", "user_qps", "max_chunk", "safe_util",
+    "rmin", "chunk_size", "ref_p99_ns", "aimd_increases", "aimd_decreases"}
 DEV_STATS_FIELDS = {"index", "name", "safe_util", "rmin", "chunk_size",
                     "ref_p99_ns", "aimd_increases", "aimd_decreases"}
 

@@ -2,6 +2,7 @@
 show it: rxe has one port, whose pacer runs at SafeUtil, holds the
 device's shaped QPs and counts what it lets through; the views agree,
 and the port directories come and go with the device."""
+from harness.tenants import make_cgroups
 from harness.testbed import REPO, SYSFS, Guest
 from harness.vgcli import cli_json, cli_ok, dev, eventually, port1
 
@@ -12,6 +13,9 @@ PORT_FILES = ["link_rate", "rate", "op_rate", "qps", "paced_bytes",
               "paced_ops"]
 # rxe on a 10 Gbit/s veth (testbed.py): the port's data rate.
 LINK_RATE = 1_250_000_000
+# What a packet adds on an Ethernet line (RoCEv2 over IPv4): preamble 8,
+# Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4, inter-frame gap 12.
+ROCE_PKT_BYTES = 82
 WRS, SIZE = 16, 262144
 
 
@@ -71,6 +75,60 @@ def test_the_port_is_paced_at_safe_util(guest):
     assert f": {g.rxe_dev}: driver rdma_rxe ports 1 ports-paced 1 " in out
     assert ("\n    port 1 link 10Gbit rate 400Mbit op-rate 100000 qps 0 "
             "paced-bytes 0 paced-ops 0") in out, out
+
+
+def test_the_operator_states_the_line(guest):
+    """Where the device cannot know its line (rxe behind a shaped veth),
+    the operator states its rate and what each packet adds there: the
+    port's pacer and MaxRate follow the rate until MaxRate is set, the
+    device's own rate comes back with `link-rate device`, and bad values
+    are refused with nothing changed."""
+    g = guest
+    assert g.load_verbsgate().ok
+    eventually("link rate", lambda: port1(g)["link_rate"], LINK_RATE)
+    d = dev(g)
+    # RoCE: Ethernet's framing and RoCEv2's headers over IPv4.
+    assert (d["link_rate"], d["pkt_overhead"]) == (0, ROCE_PKT_BYTES)
+
+    cli_ok(g, f"dev set {g.rxe_dev} link-rate 200mbit pkt-overhead 58")
+    d = dev(g)
+    (p,) = d["port_table"]
+    assert (d["link_rate"], d["pkt_overhead"]) == (25_000_000, 58)
+    assert p["link_rate"] == d["max_rate"] == d["safe_util"] == \
+        p["rate"] == 25_000_000
+    assert "link-rate 200Mbit pkt-overhead 58" in \
+        cli_ok(g, f"-d dev show {g.rxe_dev}")
+    base = f"{SYSFS}/devices/{g.rxe_dev}"
+    assert g.run(f"cat {base}/link_rate {base}/pkt_overhead",
+                 check=True).out.split() == ["25000000", "58"]
+    assert_sysfs_agrees(g)
+
+    # Out of range: refused, and nothing of the request applied.
+    for bad in ("pkt-overhead 513", "link-rate 9000tbit",
+                "maxops 7 pkt-overhead 4096"):
+        res = g.cli(f"dev set {g.rxe_dev} {bad}")
+        assert not res.ok and "out of range" in res.out, (bad, res.out)
+    d = dev(g)
+    assert (d["link_rate"], d["pkt_overhead"], d["max_ops"]) == \
+        (25_000_000, 58, 0)
+    # Not below what the tenants are guaranteed.
+    make_cgroups(g, ["gold"])
+    cli_ok(g, "tenant add gold cgroup /gold class bandwidth weight 1 "
+              "min 100mbit")
+    res = g.cli(f"dev set {g.rxe_dev} link-rate 50mbit")
+    assert not res.ok and "guaranteed" in res.out, res.out
+    cli_ok(g, "tenant del gold")
+
+    # The operator's MaxRate stays when the link changes; `device` and
+    # `auto` go back to what the device and its link layer say.
+    cli_ok(g, f"dev set {g.rxe_dev} maxrate 100mbit")
+    cli_ok(g, f"dev set {g.rxe_dev} link-rate device pkt-overhead auto")
+    d = dev(g)
+    (p,) = d["port_table"]
+    assert (d["link_rate"], p["link_rate"]) == (0, LINK_RATE)
+    assert d["pkt_overhead"] == ROCE_PKT_BYTES
+    assert d["max_rate"] == p["rate"] == 12_500_000
+    assert_sysfs_agrees(g)
 
 
 def test_paced_traffic_counts_on_its_port(guest):

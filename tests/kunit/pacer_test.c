@@ -15,20 +15,20 @@ static void token_model(struct kunit *test)
 	struct vg_token t;
 
 	vg_cost_model_default(&m);
-	vg_cost(&m, VG_OP_WRITE, 16, &t);
+	vg_cost(&m, VG_OP_WRITE, 16, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, 216ULL);
 	KUNIT_EXPECT_EQ(test, t.ops, 1U);
-	vg_cost(&m, VG_OP_READ, 1 << 20, &t);
+	vg_cost(&m, VG_OP_READ, 1 << 20, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, (1ULL << 20) + 200);
-	vg_cost(&m, VG_OP_ATOMIC_FETCH_ADD, 8, &t);
+	vg_cost(&m, VG_OP_ATOMIC_FETCH_ADD, 8, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, 408ULL);
 	KUNIT_EXPECT_EQ(test, t.ops, 2U);
-	vg_cost(&m, VG_OP_REG_MR, 0, &t);
+	vg_cost(&m, VG_OP_REG_MR, 0, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, 4096ULL);
 	KUNIT_EXPECT_EQ(test, t.ops, 8U);
-	vg_cost(&m, VG_OP_LOCAL_INV, 0, &t);
+	vg_cost(&m, VG_OP_LOCAL_INV, 0, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.ops, 8U);
-	vg_cost(&m, VG_OP_SEND_IMM, U32_MAX, &t);
+	vg_cost(&m, VG_OP_SEND_IMM, U32_MAX, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, (u64)U32_MAX + 200);
 
 	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_NR, 1, 1), -EINVAL);
@@ -37,12 +37,53 @@ static void token_model(struct kunit *test)
 						VG_OP_BYTES_MAX + 1, 1), -ERANGE);
 	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA, 1,
 						VG_OP_UNITS_MAX + 1), -ERANGE);
-	vg_cost(&m, VG_OP_WRITE, 16, &t);
+	vg_cost(&m, VG_OP_WRITE, 16, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, 216ULL);
 	KUNIT_EXPECT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA, 0, 3), 0);
-	vg_cost(&m, VG_OP_SEND, 16, &t);
+	vg_cost(&m, VG_OP_SEND, 16, 0, &t);
 	KUNIT_EXPECT_EQ(test, t.bytes, 16ULL);
 	KUNIT_EXPECT_EQ(test, t.ops, 3U);
+}
+
+/* Each packet's headers at the port: payload over the path MTU. */
+static void token_packets(struct kunit *test)
+{
+	struct vg_cost_model m;
+	struct vg_token t;
+
+	vg_cost_model_default(&m);
+	KUNIT_EXPECT_EQ(test, vg_cost_model_set_pkt(&m, VG_PKT_BYTES_MAX + 1),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, m.pkt_bytes, 0U);
+	KUNIT_ASSERT_EQ(test, vg_cost_model_set_pkt(&m, 58), 0);
+	/* 4 KB at MTU 1024: four packets. */
+	vg_cost(&m, VG_OP_WRITE, 4096, 1024, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 4096ULL + 200 + 4 * 58);
+	/* One byte over: a fifth, short one. */
+	vg_cost(&m, VG_OP_READ, 4097, 1024, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 4097ULL + 200 + 5 * 58);
+	/* An empty SEND and an atomic still send a packet. */
+	vg_cost(&m, VG_OP_SEND, 0, 1024, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 200ULL + 58);
+	vg_cost(&m, VG_OP_ATOMIC_CMP_SWP, 8, 4096, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 8ULL + 400 + 58);
+	/* The MTU unknown: one packet. */
+	vg_cost(&m, VG_OP_WRITE, 1 << 20, 0, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, (1ULL << 20) + 200 + 58);
+	/* A local operation sends none. */
+	vg_cost(&m, VG_OP_REG_MR, 0, 1024, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, 4096ULL);
+	/*
+	 * The largest: a whole message at the smallest MTU, with the most
+	 * per packet and per operation, is still one charge for the pacer.
+	 */
+	KUNIT_ASSERT_EQ(test, vg_cost_model_set_pkt(&m, VG_PKT_BYTES_MAX), 0);
+	KUNIT_ASSERT_EQ(test, vg_cost_model_set(&m, VG_OPC_DATA,
+						VG_OP_BYTES_MAX, 1), 0);
+	vg_cost(&m, VG_OP_WRITE, VG_MAX_MSG, 256, &t);
+	KUNIT_EXPECT_EQ(test, t.bytes, (u64)VG_MAX_MSG + VG_OP_BYTES_MAX +
+			(VG_MAX_MSG / 256) * VG_PKT_BYTES_MAX);
+	KUNIT_EXPECT_LE(test, t.bytes, VG_COST_MAX);
 }
 
 static void rate_exact(struct kunit *test)
@@ -348,6 +389,7 @@ static void pacer_unlimited_and_rate_change(struct kunit *test)
 
 static struct kunit_case vg_pacer_cases[] = {
 	KUNIT_CASE(token_model),
+	KUNIT_CASE(token_packets),
 	KUNIT_CASE(rate_exact),
 	KUNIT_CASE_PARAM(pacer_bad_cfg, pacer_bad_cfg_gen_params),
 	KUNIT_CASE_PARAM(pacer_bad_rates, pacer_bad_rates_gen_params),

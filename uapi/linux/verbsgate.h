@@ -50,6 +50,9 @@
 #define VERBSGATE_CHUNK_TABLE_MAX	16
 #define VERBSGATE_PPM		1000000
 
+/* DEV_PKT_OVERHEAD in DEV_SET: the link layer's default again */
+#define VERBSGATE_PKT_OVERHEAD_AUTO	0xffffffffU
+
 /*
  * Commands. Requests are answered by a reply with the same command (GET),
  * by a series of them (dump), or by an ack.
@@ -163,7 +166,7 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_TENANT_STATS,	/* nested: enum verbsgate_stat_attr, output */
 
 	/* Device settings (DEV_SET, DEV_GET) */
-	VERBSGATE_ATTR_DEV_MAX_RATE,	/* u64: MaxRate, 1..RATE_MAX; default: port speed */
+	VERBSGATE_ATTR_DEV_MAX_RATE,	/* u64: MaxRate, 1..RATE_MAX; default: link rate */
 	VERBSGATE_ATTR_DEV_MAX_OPS,	/* u64: op/s at MaxRate; 0: no op pacing */
 	VERBSGATE_ATTR_DEV_TARGET_P99,	/* u64: p99 target ns, <= 1 s; 0: none */
 	VERBSGATE_ATTR_DEV_AIMD_STEP,	/* u64: SafeUtil additive increase; 0: MaxRate/256 */
@@ -304,6 +307,24 @@ enum verbsgate_attr {
 	 * cgroup controller's (rdma.max in the tenant's cgroup).
 	 */
 	VERBSGATE_ATTR_TENANT_MR_BYTES_MAX,
+
+	/*
+	 * What the port's line counts (DEV_SET, DEV_GET), so that pacing
+	 * at its rate fills it and queues nothing there.
+	 *  LINK_RATE (u64, bytes/s, 0..RATE_MAX): the rate of each of the
+	 *	device's ports, where the device cannot know it (a software
+	 *	device behind a shaped or slower link); 0, the default: what
+	 *	the device reports (PORT_ATTR_LINK_RATE shows the rate in
+	 *	use). MaxRate follows it unless the operator set DEV_MAX_RATE.
+	 *  PKT_OVERHEAD (u32, bytes, 0..512): what each packet adds at
+	 *	the port besides its payload (headers, CRCs, framing), charged
+	 *	per packet of each chunk at the QP's path MTU. Default by the
+	 *	link layer: 82 on Ethernet (RoCEv2 over IPv4, with preamble,
+	 *	FCS and inter-frame gap), 26 on InfiniBand; DEV_SET with
+	 *	PKT_OVERHEAD_AUTO goes back to it. DEV_GET: the value in use.
+	 */
+	VERBSGATE_ATTR_DEV_LINK_RATE,
+	VERBSGATE_ATTR_DEV_PKT_OVERHEAD,
 
 	__VERBSGATE_ATTR_MAX,
 	VERBSGATE_ATTR_MAX = __VERBSGATE_ATTR_MAX - 1

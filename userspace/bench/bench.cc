@@ -190,7 +190,7 @@ void BM_PacerChunk(benchmark::State &st) {
   u64 now = 0;
   for (auto _ : st) {
     vg_token t;
-    vg_cost(&m, VG_OP_WRITE, 5120, &t);
+    vg_cost(&m, VG_OP_WRITE, 5120, 1024, &t);
     u64 d = vg_pacer_next(&p);
     now = d > now ? d : now;
     vg_pacer_charge(&p, now, &t);

@@ -168,7 +168,7 @@ TEST(Pacer, BadInputAndMainPath) {
   u64 now = 0, sent = 0;
   while (now < 10000000) {  // 10 ms
     vg_token t;
-    vg_cost(&m, VG_OP_WRITE, 5120, &t);
+    vg_cost(&m, VG_OP_WRITE, 5120, 1024, &t);
     now = std::max(now, vg_pacer_next(&p));
     vg_pacer_charge(&p, now, &t);
     sent += t.bytes;

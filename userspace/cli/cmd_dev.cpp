@@ -52,6 +52,7 @@ void usage_dev(std::ostream &out)
 	       "       verbsgate dev help\n"
 	       "where  SETTING := { maxrate RATE | maxops N | target-p99 { TIME | none } |\n"
 	       "                    step { RATE | auto } | period TIME | burst SIZE |\n"
+	       "                    link-rate { RATE | device } | pkt-overhead { BYTES | auto } |\n"
 	       "                    chunk SIZE |\n"
 	       "                    chunk-table SIZE@PCT[,SIZE@PCT...] | chunk-nolat SIZE |\n"
 	       "                    cost { data | atomic | mr } [ bytes N ] [ units N ] |\n"

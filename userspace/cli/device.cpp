@@ -27,6 +27,12 @@ std::string rate_or_unknown(uint64_t r)
 	return r ? format_rate(r) : "unknown";
 }
 
+// The operator's link rate, 0 when the device's applies
+std::string rate_or_device(uint64_t r)
+{
+	return r ? format_rate(r) : "device";
+}
+
 // A pacer's rates, 0 when it does not limit
 std::string rate_or_unlimited(uint64_t r)
 {
@@ -156,6 +162,13 @@ const Table<Device> &device_table()
 			.shows(" period %s").key("aimd_period_ns"),
 		row(VERBSGATE_ATTR_DEV_BURST, &D::burst, size).sent("burst")
 			.in(kDevSettings).at(2).shows(" burst %s").key("burst"),
+		row(VERBSGATE_ATTR_DEV_LINK_RATE, &D::link_rate,
+		    unit<uint64_t>(rate_or_device))
+			.sent("link-rate").in(kDevSettings).at(2)
+			.shows(" link-rate %s").key("link_rate"),
+		row(VERBSGATE_ATTR_DEV_PKT_OVERHEAD, &D::pkt_overhead)
+			.sent("pkt-overhead").in(kDevSettings).at(2)
+			.shows(" pkt-overhead %s").key("pkt_overhead"),
 		row(VERBSGATE_ATTR_DEV_CHUNK_NOLAT, &D::chunk_nolat, size)
 			.sent("chunk-nolat").in(kDevSettings).at(3, 2)
 			.shows(" chunk-nolat %s").key("chunk_nolat"),

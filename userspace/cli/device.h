@@ -61,6 +61,8 @@ struct Device {
 	std::optional<uint64_t> step;		// 0: auto
 	std::optional<uint64_t> period_ns;
 	std::optional<uint32_t> burst;		// token bytes, 0: none
+	std::optional<uint64_t> link_rate;	// 0: as the device reports
+	std::optional<uint32_t> pkt_overhead;	// bytes per packet
 	std::optional<uint32_t> chunk_nolat;
 	std::optional<std::vector<ChunkEntry>> chunk_table;
 	std::vector<OpCost> costs;		// requests: the classes given

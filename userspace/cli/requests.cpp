@@ -403,6 +403,13 @@ Device parse_dev_set(Args &args)
 		} else if (args.accept("user-qps")) {
 			d.user_qps_deny = on_off(args, "user-qps", "deny",
 						 "allow");
+		} else if (args.accept("link-rate")) {
+			// After the older settings: keywords match by prefix.
+			d.link_rate = rate(args, "link-rate", "device");
+		} else if (args.accept("pkt-overhead")) {
+			d.pkt_overhead = args.accept("auto") ?
+				VERBSGATE_PKT_OVERHEAD_AUTO :
+				u32(args, "pkt-overhead");
 		} else {
 			throw UsageError("unknown dev set argument \"" +
 					 args.peek() + "\"");
@@ -410,7 +417,8 @@ Device parse_dev_set(Args &args)
 	}
 	if (!d.max_rate && !d.max_ops && !d.target_p99_ns && !d.step &&
 	    !d.period_ns && !d.burst && !d.chunk_nolat && !d.chunk_table &&
-	    d.costs.empty() && !d.lat_each && !d.enforce && !d.user_qps_deny)
+	    d.costs.empty() && !d.lat_each && !d.enforce && !d.user_qps_deny &&
+	    !d.link_rate && !d.pkt_overhead)
 		throw UsageError("nothing to set; see 'verbsgate dev help'");
 	return d;
 }

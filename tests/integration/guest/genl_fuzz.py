@@ -110,6 +110,7 @@ SIZES = {
     "DEV_TARGET_P99": 8, "DEV_AIMD_STEP": 8, "DEV_AIMD_PERIOD": 8,
     "DEV_CHUNK_NOLAT": 4, "DEV_CHUNK_TABLE": -1, "DEV_OP_COSTS": -1,
     "DEV_LAT_EACH": 1, "DEV_ENFORCE": 1, "DEV_USER_QPS": 1, "DEV_BURST": 4,
+    "DEV_LINK_RATE": 8, "DEV_PKT_OVERHEAD": 4,
 }
 KNOWN = {ATTR["VERBSGATE_ATTR_" + k]: v for k, v in SIZES.items()}
 OUTPUTS = [v for k, v in ATTR.items()

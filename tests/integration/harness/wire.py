@@ -34,10 +34,12 @@ WIRE_SH = REPO / "tests" / "integration" / "guest" / "wire.sh"
 # machine; half of the former leaves room for a machine half as fast.
 LINE_RATE = "25mbit"
 LINE_BYTES = int(LINE_RATE.removesuffix("mbit")) * 1e6 / 8   # per second
-# The rate verbsgate paces a device at to share the wire (Mbit/s): it
-# paces payload and the port counts frames, about 6 % more at MTU 1024
-# (RoCE's headers), and a tenant paced closer to LINE_RATE still fills
-# the port's queue after each pause (docs/testbed.md).
+# The rate verbsgate paces a device at to share the wire (Mbit/s), set
+# before it charged each packet's headers (`pkt-overhead`, by default
+# 82 bytes on Ethernet, where the port counts 58): the port counts
+# frames, about 6 % more than their payload at MTU 1024, and a tenant
+# paced closer to LINE_RATE filled the port's queue (docs/testbed.md).
+# test_line_rate.py paces at LINE_RATE with the port's own count.
 PACED_MBIT = 21
 # How verbsgate paces the stream next to LATENCY_TENANT: at PACED_MBIT,
 # in chunks of one packet and no deeper bucket, the setting under which

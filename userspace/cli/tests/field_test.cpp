@@ -109,6 +109,8 @@ TEST(Tables, EveryUapiAttributeOnce)
 			   VERBSGATE_ATTR_DEV_PORT_TABLE))
 		dev.push_back(t);
 	dev.push_back(VERBSGATE_ATTR_DEV_BURST);
+	dev.push_back(VERBSGATE_ATTR_DEV_LINK_RATE);
+	dev.push_back(VERBSGATE_ATTR_DEV_PKT_OVERHEAD);
 	// No kernel sends QP_WEIGHT yet; the CLI has nothing to show of it.
 	vector<int> qp = {VERBSGATE_ATTR_DEV_INDEX, VERBSGATE_ATTR_DEV_NAME,
 			  VERBSGATE_ATTR_TENANT_NAME, VERBSGATE_ATTR_TENANT_ID};

@@ -412,6 +412,25 @@ TEST(DevSet, BurstZeroIsASetting)
 	EXPECT_EQ(dev({"rxe0", "burst", "0"}).burst, 0u);
 }
 
+TEST(DevSet, TheLine)
+{
+	Device d = dev({"rxe0", "link-rate", "25mbit", "pkt-overhead", "58"});
+	EXPECT_EQ(d.link_rate, 3125000u);
+	EXPECT_EQ(d.pkt_overhead, 58u);
+	// The device's own rate again, and payload alone: settings too.
+	d = dev({"rxe0", "link-rate", "device", "pkt-overhead", "0"});
+	EXPECT_EQ(d.link_rate, 0u);
+	EXPECT_EQ(d.pkt_overhead, 0u);
+	EXPECT_EQ(dev({"rxe0", "pkt-overhead", "auto"}).pkt_overhead,
+		  VERBSGATE_PKT_OVERHEAD_AUTO);
+	// The older keywords keep their abbreviations.
+	EXPECT_EQ(dev({"rxe0", "l", "each"}).lat_each, true);
+	EXPECT_THROW(dev({"rxe0", "link-rate"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "link-rate", "fast"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "pkt-overhead", "-1"}), UsageError);
+	EXPECT_THROW(dev({"rxe0", "pkt-overhead", "4294967296"}), UsageError);
+}
+
 TEST(DevSet, UserQpsAloneAndBadWord)
 {
 	EXPECT_EQ(dev({"rxe0", "user-qps", "allow"}).user_qps_deny, false);
