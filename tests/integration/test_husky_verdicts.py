@@ -323,3 +323,44 @@ def test_an_attack_covers_the_measured_run_only_from_start_to_end():
     assert husky.attack_gaps(victim, ["", ""], [True, False]) == [
         "attacker process 0 noted no run"]
     assert husky.attack_gaps(victim, [left[2], ""], [False, False]) == []
+
+
+def test_the_report_says_how_each_run_paced_the_device(tmp_path):
+    """The header names the one pacing of the runs the table shows; when
+    they differ, each run's line says its own (a run that did not record
+    it paced as the runs before the line was stated did)."""
+    target = husky_target()
+    attackers = list(husky.ATTACKERS)
+    earlier = shard("bulk 1 MB WRITE", attackers[:1], "2026-12-05 13:00 UTC",
+                    [])
+    stated = shard("bulk 1 MB READ", attackers[:1], "2026-12-07 16:00 UTC",
+                   [])
+    stated["meta"]["pacing"] = husky.ON_PACING
+    paths = [tmp_path / "earlier.json", tmp_path / "stated.json"]
+    for path, s in zip(paths, (earlier, stated)):
+        path.write_text(json.dumps(s))
+
+    target.assemble(tmp_path / "one.md", [str(paths[1])])
+    text = (tmp_path / "one.md").read_text()
+    assert f"`dev set rxe0 {husky.ON_PACING}`" in text
+
+    target.assemble(tmp_path / "both.md", [str(p) for p in paths])
+    text = (tmp_path / "both.md").read_text()
+    assert "the device paced as each run below says" in text
+    runs = {line[2:12]: line for line in text.splitlines()
+            if line.startswith("- 2026")}
+    assert f"paced `{target.EARLIER_PACING}`" in runs["2026-12-05"]
+    assert f"paced `{husky.ON_PACING}`" in runs["2026-12-07"]
+
+
+def test_tokens_count_each_chunk_s_packets():
+    """A chunk's packets at the path MTU are charged their headers: one
+    per chunk of at most a packet, the payload's packets for whole
+    ones."""
+    # 100 chunks of 8 B: 100 packets.
+    assert husky.chunk_tokens(800, 100, 200, 58, 1024) == 800 + 100 * 258
+    # 10 chunks of 16 KB: 160 packets.
+    assert husky.chunk_tokens(163840, 10, 200, 58, 1024) == (
+        163840 + 10 * 200 + 160 * 58)
+    # Nothing sent, nothing charged.
+    assert husky.chunk_tokens(0, 0, 200, 58, 1024) == 0

@@ -14,16 +14,10 @@ from harness.reports import report
 from harness.tenants import add_tenants
 from harness.traffic import vgload_result
 from harness.vgcli import cli_ok, dev
-from harness.wire import (FRAME_BYTES, LABEL, LINE_BYTES, LINE_RATE,
-                          PORT_QUEUE, QP_TIMEOUT, WireCounts, far_server,
-                          near_client, pinned_wire)
+from harness.wire import (FRAME_BYTES, LABEL, LINE, LINE_BYTES, LINE_RATE,
+                          MTU, PORT_QUEUE, QP_TIMEOUT, WireCounts,
+                          far_server, near_client, pinned_wire)
 
-# The path MTU of vgload's QPs, and what the wire's port counts per
-# packet besides the payload.
-MTU = 1024
-PORT_PKT_BYTES = FRAME_BYTES - MTU
-# The line as the test bed states it to verbsgate.
-LINE = f"link-rate {LINE_RATE} pkt-overhead {PORT_PKT_BYTES}"
 # Chunks of 16 packets, and a bucket of one chunk: what the port may
 # see at once.
 CHUNKS = "chunk-nolat 16k burst 16k"
@@ -68,7 +62,7 @@ def test_paced_at_the_line_rate_the_port_keeps_no_queue(rxe_kept):
         runs["paced at the line, headers counted"] = stream(g, w, 19304)
     # Nothing but the line's rate paced it: MaxRate followed link-rate.
     assert d["max_rate"] == d["safe_util"] == LINE_BYTES, d
-    assert d["pkt_overhead"] == PORT_PKT_BYTES, d
+    assert d["pkt_overhead"] == FRAME_BYTES - MTU, d
     payload_line = LINE_BYTES * 8 / 1e6 * MTU / FRAME_BYTES
     report(f"Paced at the line rate ({LABEL})", [
         f"Port: {LINE_RATE} ({payload_line:.2f} Mbit/s of payload at MTU "

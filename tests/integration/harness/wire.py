@@ -71,9 +71,15 @@ QP_TIMEOUT = 19
 # after an idle time got the whole bucket at once, and the port dropped
 # its last packets (2 in a CI run; rxe sent them again, unpaced).
 PORT_BURST = "128k"
-# A full RoCE v2 frame at MTU 1024: Ethernet, IPv4, UDP, BTH and ICRC
-# headers (RETH on a message's first packet only), as the port counts it.
-FRAME_BYTES = 1024 + 58
+# The path MTU of the test bed's QPs, and a full RoCE v2 frame at it:
+# Ethernet, IPv4, UDP, BTH and ICRC headers (RETH on a message's first
+# packet only), as the port counts it.
+MTU = 1024
+FRAME_BYTES = MTU + 58
+# The line as the test bed states it to verbsgate (`dev set`), as a NIC
+# would report it: its rate, and what its port counts per packet besides
+# the payload (test_line_rate.py).
+LINE = f"link-rate {LINE_RATE} pkt-overhead {FRAME_BYTES - MTU}"
 FAR_ADDR = "10.77.0.2"
 FAR_DEV = "rxe1"
 FAR_NETDEV = "vg1"

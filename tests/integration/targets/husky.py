@@ -168,6 +168,17 @@ def commit() -> str:
                                      "--untracked-files=no") else "")
 
 
+# How the runs that did not record their pacing paced the device: those
+# before the line rate was stated (2026-12-07), each chunk charged its
+# payload alone.
+EARLIER_PACING = "maxrate 21mbit chunk 1k chunk-nolat 16k burst 16k"
+
+
+def pacing(shard: dict) -> str:
+    """What @shard's run set the device to (`dev set rxe0 ...`)."""
+    return shard["meta"].get("pacing", EARLIER_PACING)
+
+
 def shard_line(shard: dict, kept: dict) -> str:
     """@shard's run: when, how, where and what its console said, and
     which of its cells a later run measured again (not those in @kept,
@@ -177,6 +188,7 @@ def shard_line(shard: dict, kept: dict) -> str:
              if kept[s["victim"], s["attacker"]] is not s]
     return (f"{meta['started']}, `VG_HUSKY_CELLS='{meta['cells']}' "
             f"VG_HUSKY_RUNS={meta['runs']} make husky` at {meta['commit']}, "
+            f"paced `{pacing(shard)}`, "
             f"on a {meta['cpus']}-CPU {meta['cpu']}, "
             f"{meta['minutes']:.0f} min; the guest's console: " +
             (f"{len(meta['errors'])} kernel errors:\n\n" +
@@ -218,14 +230,20 @@ def render(shards: list[dict]) -> str:
     worse_within = sum(bool(within(s)) for s in summaries)
     goal = sum(s["verdict"]["effective"] and s["verdict"]["on_goal"]
                for s in summaries)
+    # The pacing of the runs whose cells the table shows.
+    paced = sorted({pacing(shard) for shard in shards
+                    if any(kept[s["victim"], s["attacker"]] is s
+                           for s in shard["cells"])})
     return "\n".join([
         f"# Husky's attacks against verbsgate, {LABEL}", "",
         "Wire: "
         f"{LINE_RATE} port, {PORT_QUEUE} queue; victim and attacker pinned "
         "to vCPU 0 and 1, each receiving its own packets there, "
         "unprivileged; verbsgate with both tenants at "
-        "weight 1 (a latency victim's in the latency class), `dev set "
-        f"rxe0 {husky.ON_PACING}`; \"alone, on\": the victim by itself "
+        "weight 1 (a latency victim's in the latency class), " +
+        (f"`dev set rxe0 {paced[0]}`" if len(paced) == 1 else
+         "the device paced as each run below says") +
+        "; \"alone, on\": the victim by itself "
         "under verbsgate, what its pacing costs. Victims measured "
         f"over seconds {husky.WINDOW[0]}-{husky.WINDOW[1]} of "
         f"{husky.SECONDS} s runs; medians of "
@@ -291,7 +309,7 @@ def main():
             "minutes": (time.time() - started) / 60,
             "cells": os.environ.get("VG_HUSKY_CELLS", "all"), "runs": RUNS,
             "cpus": os.cpu_count(), "cpu": cpu_model(), "commit": commit(),
-            "errors": errors}
+            "pacing": husky.ON_PACING, "errors": errors}
     shard = {"meta": meta, "cells": summaries}
     print(heatmap(summaries, BUILD_DIR / "husky.png"))
     build_report("husky.md", render([shard]), shard)
