@@ -186,9 +186,8 @@ class Figures:
     of the tokens (payload, per-operation and per-packet cost:
     chunk_tokens()) verbsgate released to the two tenants over the
     middle of the victim's run (token_figures()), and @pacer_use what
-    they came to against what the
-    device's pacer let go over it: below 1, turns went unserved while
-    the tenants waited; 0 otherwise."""
+    they came to against what the device's pacer let go over it: below
+    1, turns went unserved while the tenants waited; 0 otherwise."""
     bytes_s: float
     ops_s: float
     p99_us: float
