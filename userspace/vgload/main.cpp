@@ -2,6 +2,7 @@
 // vgload: RDMA traffic engine for victims and attackers.
 #include <cstdio>
 
+#include "block.h"
 #include "client.h"
 #include "device.h"
 #include "error.h"
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 		case Role::Server:
 			return run_server(o);
 		case Role::Client:
+			if (o.mode == Mode::BlockRead)
+				return run_block_read(o);
 			return is_storm(o.mode) ? run_storm(o) : run_client(o);
 		}
 	} catch (const std::exception &e) {

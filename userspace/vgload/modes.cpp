@@ -44,6 +44,10 @@ const std::vector<ModeInfo> &all_modes()
 		{ Mode::CqStorm, "cq-storm",
 		  "create then destroy --cqs CQs of --cq-size CQEs in a loop; local, no server",
 		  { { "cqs", "64" }, { "cq-size", "256" } } },
+		{ Mode::BlockRead, "block-read",
+		  "O_DIRECT reads of --size from --file, --depth outstanding: an NVMe-over-RDMA "
+		  "namespace's reader, to measure its target's kernel tenant; local, no server",
+		  { { "size", "4K" }, { "access", "random" } } },
 	};
 	return modes;
 }

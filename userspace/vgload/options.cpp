@@ -188,6 +188,13 @@ const std::vector<OptDef> &option_table()
 				  throw UsageError("--phases needs a file name");
 			  o.phases = v;
 		  } },
+		{ "file", "PATH", CLI,
+		  "block-read: the block device (or file) to read, with O_DIRECT",
+		  [](Options &o, const std::string &v) {
+			  if (v.empty())
+				  throw UsageError("--file needs a path");
+			  o.file = v;
+		  } },
 		{ "interval", "SEC", CLI, "report interval, 0 for none (default 1)",
 		  [](Options &o, const std::string &v) {
 			  o.interval_s = parse_seconds(v, "--interval");
@@ -289,6 +296,8 @@ bool is_storm(Mode m)
 {
 	return m == Mode::MrStorm || m == Mode::QpStorm || m == Mode::CqStorm;
 }
+
+bool is_local(Mode m) { return is_storm(m) || m == Mode::BlockRead; }
 
 bool is_atomic(Op o) { return o == Op::Cas || o == Op::Faa; }
 
@@ -392,7 +401,7 @@ void validate(Options &o)
 	if (o.role != Role::Client)
 		return;
 
-	if (is_storm(o.mode)) {
+	if (is_local(o.mode)) {
 		if (!o.host.empty())
 			throw UsageError(std::string("--mode ") + mode_name(o.mode) +
 					 " runs locally and takes no server address");
@@ -425,7 +434,20 @@ void validate(Options &o)
 		break;
 	}
 
-	if (!is_storm(o.mode) && o.threads > o.qps)
+	if (o.mode == Mode::BlockRead) {
+		if (o.file.empty())
+			throw UsageError("--mode block-read needs --file PATH: the block device to read");
+		// Options that name RDMA resources mean nothing to it.
+		for (const char *name : { "dev", "ib-port", "gid-index", "op", "qp-type",
+					  "qps", "threads", "post-list", "mrs", "mr-size", "iters" })
+			if (o.was_given(name))
+				throw UsageError(std::string("--") + name +
+						 " does not apply to --mode block-read (it reads --file, "
+						 "--depth reads outstanding, one thread each)");
+	} else if (!o.file.empty()) {
+		throw UsageError("--file applies to --mode block-read only");
+	}
+	if (!is_local(o.mode) && o.threads > o.qps)
 		throw UsageError("--threads " + std::to_string(o.threads) +
 				 " exceeds --qps " + std::to_string(o.qps) +
 				 ": every thread needs at least one QP");
@@ -458,6 +480,7 @@ std::string usage()
 	s << "usage: vgload server [options]\n"
 	     "       vgload client HOST [options]\n"
 	     "       vgload client --mode mr-storm|qp-storm|cq-storm [options]\n"
+	     "       vgload client --mode block-read --file PATH [options]\n"
 	     "       vgload devinfo [--dev NAME] [--json]\n"
 	     "\n"
 	     "RDMA traffic engine for victims and attackers (libibverbs). The client drives\n"

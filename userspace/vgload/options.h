@@ -23,6 +23,7 @@ enum class Mode {
 	MrStorm,      // ibv_reg_mr / ibv_dereg_mr loop
 	QpStorm,      // ibv_create_qp / ibv_destroy_qp loop
 	CqStorm,      // ibv_create_cq / ibv_destroy_cq loop
+	BlockRead,    // O_DIRECT reads of a block device (a kernel tenant's)
 };
 
 enum class Op { Write, WriteImm, Read, Send, Cas, Faa };
@@ -57,6 +58,7 @@ struct Options {
 	LatencyFrom latency_from = LatencyFrom::Post;
 	double warmup_s = 0;
 	std::string phases;             // client: file to note the run's phases in
+	std::string file;               // block-read: the device (or file) to read
 	double interval_s = 1;          // 0: no interval reports
 	PollMode poll = PollMode::Busy;
 	bool post_recv = true;          // server posts receives for SEND/IMM
@@ -107,6 +109,8 @@ const char *poll_name(PollMode p);
 const char *latency_from_name(LatencyFrom l);
 
 bool is_storm(Mode m);
+// Whether the mode runs without a server: the storms and block-read.
+bool is_local(Mode m);
 bool is_atomic(Op o);
 // Whether the responder must consume a receive WQE for this opcode.
 bool op_needs_recv(Op o);

@@ -299,7 +299,10 @@ std::string human_report(const RunReport &r)
 	const TotalRecord &t = r.total;
 
 	s << "vgload " << mode_name(o.mode);
-	if (!is_storm(o.mode))
+	if (o.mode == Mode::BlockRead)
+		s << ": " << o.file << " size " << format_size(o.size) << " depth "
+		  << o.depth;
+	else if (!is_storm(o.mode))
 		s << ": " << op_name(o.op) << " " << qp_type_name(o.qp_type)
 		  << " size " << format_size(o.size) << " qps " << o.qps
 		  << " threads " << o.threads << " depth " << o.depth;

@@ -275,6 +275,35 @@ TEST(Modes, StormsRunWithoutServer)
 	EXPECT_EQ(opts({ "client", "--mode", "cq-storm", "--cqs", "8" }).cqs, 8u);
 }
 
+TEST(Modes, BlockReadReadsAFileWithoutServer)
+{
+	Options o = opts({ "client", "--mode", "block-read", "--file", "/dev/nvme0n1",
+			   "--depth", "8" });
+
+	EXPECT_EQ(o.mode, Mode::BlockRead);
+	EXPECT_TRUE(is_local(o.mode));
+	EXPECT_FALSE(is_storm(o.mode));
+	EXPECT_EQ(o.file, "/dev/nvme0n1");
+	EXPECT_EQ(o.size, 4096u);               // preset
+	EXPECT_EQ(o.access, Access::Random);    // preset
+	EXPECT_EQ(o.depth, 8u);
+	EXPECT_EQ(opts({ "client", "--mode", "block-read", "--file", "f", "--rate", "200",
+			 "--latency-from", "due" }).latency_from, LatencyFrom::Due);
+	// What to read, and nothing that names RDMA resources.
+	EXPECT_THROW(parse({ "client", "--mode", "block-read" }), UsageError);
+	EXPECT_THROW(parse({ "client", "--mode", "block-read", "--file", "" }),
+		     UsageError);
+	EXPECT_THROW(parse({ "client", "h", "--mode", "block-read", "--file", "f" }),
+		     UsageError);
+	for (const char *opt : { "--dev", "--qps", "--threads", "--mrs", "--op" })
+		EXPECT_THROW(parse({ "client", "--mode", "block-read", "--file", "f", opt,
+				     std::string(opt) == "--dev" ? "rxe0" :
+				     std::string(opt) == "--op" ? "read" : "2" }),
+			     UsageError) << opt;
+	// --file belongs to block-read.
+	EXPECT_THROW(parse({ "client", "h", "--file", "f" }), UsageError);
+}
+
 TEST(Modes, NamesRoundTrip)
 {
 	for (const auto &m : all_modes()) {
