@@ -1,5 +1,7 @@
 """CI's reduced form of `make husky` (issue #46): the six cells the issue
-names, on the wire with the two tenants pinned, in one boot. Each cell
+names and a kernel tenant's (an NVMe-over-RDMA namespace's target next to
+a bulk tenant of user space, husky.victim_target()), on the wire with the
+two tenants pinned, in one boot. Each cell
 asserts Husky's predicate at alpha = husky.ALPHA for the victim next to
 the attacker with verbsgate loaded as an operator sets it up
 (harness/husky.py load_paced()), against the victim alone without
@@ -49,7 +51,7 @@ def paced_runs(g: Guest, w: Wire, victim: husky.Role,
     stream's in two CI runs of 2026-12-03, and 0.96 and 1.08 interleaved
     in one load (docs/results.md)."""
     out: list[list[husky.Figures]] = [[] for _ in neighbours]
-    husky.load_paced(g, victim)
+    husky.load_paced(g, victim, w)
     try:
         for _ in range(runs):
             for figures, neighbour in zip(out, neighbours):
@@ -69,7 +71,7 @@ def test_verbsgate_keeps_the_victim_its_share(rxe_kept, victim, attacker):
     port = 21000 + 100 * husky.REDUCED.index((victim, attacker))
     latency = v.kind == "latency"
     runs = LATENCY_RUNS if latency else 1
-    with husky.cell_wire(g) as w:
+    with husky.cell_wire(g) as w, husky.victim_target(g, w, v) as v:
         # A latency victim's p99 alone too is a median: it moves by half
         # from run to run (2.7-4.3 ms in six runs alone in one boot,
         # docs/testbed.md).

@@ -2,6 +2,7 @@
 victim's rate is read from its reports (harness/traffic.py), on the
 host: the figures below are made up to sit on either side of each
 bound."""
+import dataclasses
 import json
 import math
 
@@ -93,6 +94,37 @@ def test_the_attacker_s_figure_is_what_its_processes_completed():
 def test_every_reduced_cell_names_a_victim_and_an_attacker():
     for victim, attacker in husky.REDUCED:
         assert victim in husky.VICTIMS and attacker in husky.ATTACKERS
+
+
+class CommandLog:
+    """A guest that only notes the commands it is given."""
+    rxe_dev = "rxe0"
+
+    def __init__(self):
+        self.commands = []
+
+    def run(self, cmd, check=False):
+        self.commands.append(cmd)
+
+
+def test_the_nvme_victim_reads_its_namespace_with_no_rdma_options():
+    """The kernel tenant's reader needs no server on the far device, and
+    vgload refuses RDMA options such as --dev with block-read."""
+    nvme = husky.VICTIMS["NVMe 256 KB reads"]
+    assert nvme.local and nvme.target == "nvme"
+    bound = dataclasses.replace(nvme, args=f"{nvme.args} --file /dev/nvme1n1")
+    g = CommandLog()
+    [log] = husky.start_role(g, None, bound, "victim", 20000, 10,
+                             "/tmp/husky-victim.log", 1)
+    [cmd] = g.commands
+    assert "--mode block-read" in cmd and "--file /dev/nvme1n1" in cmd
+    assert "--dev" not in cmd and "--port" not in cmd
+    assert log == "/tmp/husky-victim.log.0"
+    # An RDMA victim names the device.
+    g = CommandLog()
+    husky.start_role(g, None, husky.ATTACKERS["reg/dereg storm"], "attacker",
+                     20010, 10, "/tmp/husky-attacker.log", 1)
+    assert "--dev rxe0" in g.commands[0]
 
 
 def test_a_victim_that_verbsgate_hurts_is_not_called_ineffective():

@@ -3,7 +3,8 @@
 A cell is a victim next to an attacker, each an unprivileged vgload
 client in its own cgroup, pinned to a vCPU of its own (pinned_wire()),
 both to servers on the far device, so that they share the port, not a
-vCPU. A cell runs three ways in one boot, `runs` times each, and keeps
+vCPU. The NVMe victim is a kernel tenant: the target of the namespace
+its vgload reads (victim_target()). A cell runs three ways in one boot, `runs` times each, and keeps
 the medians:
 
 - alone: the victim by itself, verbsgate unloaded (the baseline, so
@@ -41,8 +42,11 @@ attacks become CPU, memory and lock contention in the driver; the
 report labels the figures emulated.
 """
 import shlex
-from dataclasses import asdict, dataclass, field
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from statistics import median
+
+from harness import nvme
 
 from harness.testbed import SYSFS, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
@@ -104,15 +108,18 @@ class Role:
     """A victim or an attacker: vgload client arguments (to a far
     server; "--mode X-storm" ones need none), run by @procs processes,
     each with these arguments. @kind "latency" victims are judged on
-    their p99, others on bytes/s and messages/s."""
+    their p99, others on bytes/s and messages/s. A victim whose @target
+    is "nvme" reads an NVMe-over-RDMA namespace (vgload block-read): its
+    tenant is the namespace's target, kernel QPs (victim_target())."""
     name: str
     args: str
     kind: str = "throughput"
     procs: int = 1
+    target: str = ""
 
     @property
     def local(self) -> bool:
-        return "-storm" in self.args
+        return "-storm" in self.args or bool(self.target)
 
 
 # A latency victim's offered rate, and its operations timed from when
@@ -135,6 +142,11 @@ VICTIMS = {v.name: v for v in (
     Role("closed-loop 64 KB deep QP", "--op write --size 64K --depth 128"),
     Role("bulk 1 MB WRITE", "--mode bw"),
     Role("bulk 1 MB READ", "--mode bw --op read"),
+    # The kernel tenant: 256 KB reads, 8 outstanding, of a namespace
+    # whose target is on the near device; its read data leaves as the
+    # target's RDMA WRITEs, across the port the attackers' WRITEs cross.
+    Role("NVMe 256 KB reads", "--mode block-read --size 256K --depth 8",
+         target="nvme"),
     Role("message rate 64 B x 4 QPs", "--op write --size 64 --qps 4 "
          "--depth 16"),
 )}
@@ -170,6 +182,8 @@ REDUCED = [
     ("bulk 1 MB WRITE", "reg/dereg storm"),
     ("latency WRITE 64 B", "error storm"),
     ("bulk 1 MB WRITE", "8 processes x 4 QPs"),
+    # And a kernel tenant next to a bulk tenant of user space.
+    ("NVMe 256 KB reads", "bulk WRITE x 16 QPs"),
 ]
 
 
@@ -298,9 +312,10 @@ def start_role(g: Guest, w: Wire, role: Role, cgroup: str, port: int,
     (vgload --phases)."""
     to = ("" if role.local else
           w.serve(cgroup, port, role.procs, together=role.procs > 1))
+    device = "" if role.target else f"--dev {g.rxe_dev}"
     logs, starts = [], []
     for n in range(role.procs):
-        args = (f"{to} --json --interval {interval} --dev {g.rxe_dev} "
+        args = (f"{to} --json --interval {interval} {device} "
                 f"{role.args} --duration {seconds} {extra}")
         if phases:
             args += f" --phases {phases}.{n}"
@@ -648,29 +663,67 @@ class Cell:
                                       ("benign", base.benign))}}
 
 
-def load_paced(g: Guest, victim: Role):
+# The nvmet port of an NVMe victim's namespace (victim_target()), clear
+# of the other tests' (nvme.FIRST_SUBSYSTEM_PORT on).
+NVME_PORT_ID = 41
+
+
+def _nqn(w: Wire) -> str:
+    return nvme.subsystem_nqn(w.addresses["victim"].near)
+
+
+@contextmanager
+def victim_target(g: Guest, w: Wire, victim: Role):
+    """The Role to run for @victim on the steered wire @w: itself, or for
+    an NVMe victim, with the namespace it reads (--file): a null_blk
+    exported by nvmet at the victim's near address, so that its target's
+    QPs are on rxe0 and send the read data across vg0 as RDMA WRITEs next
+    to the attackers', connected from the victim's far address (rxe1),
+    and readable by the unprivileged tenant (as a tenant owns the disk of
+    its VM). Both addresses are received on the victim's vCPU, so the
+    target's work runs there."""
+    if not victim.target:
+        yield victim
+        return
+    at = w.addresses["victim"]
+    with nvme.nvme_over_rdma(g, nqn=_nqn(w), addr=at.near,
+                             port_id=NVME_PORT_ID, size_mb=256,
+                             host_addr=at.far) as path:
+        g.run(f"chown nobody {path}", check=True)
+        yield replace(victim, args=f"{victim.args} --file {path}")
+
+
+def load_paced(g: Guest, victim: Role, w: Wire | None = None):
     """verbsgate with both tenants at weight 1, a latency victim's in the
     latency class, their QPs within TENANT_BOUNDS, the device paced as
-    an operator is told to (ON_PACING)."""
+    an operator is told to (ON_PACING). An NVMe victim's tenant is its
+    target's QPs, selected by their address on the steered wire @w, and
+    its controller is reset so that they are made again under verbsgate
+    (which leaves QPs made before it alone); they are not bounded."""
     assert g.load_verbsgate().ok
     kind = "latency" if victim.kind == "latency" else "bandwidth"
-    add_tenants(g, {"victim": f"class {kind} weight 1 {TENANT_BOUNDS}",
+    # A kernel tenant's QPs are the operator's own code: not bounded.
+    select, bounds = ((f"local {w.addresses['victim'].near}/32 ", "")
+                      if victim.target else ("", TENANT_BOUNDS))
+    add_tenants(g, {"victim": f"{select}class {kind} weight 1 {bounds}",
                     "attacker": f"class bandwidth weight 1 {TENANT_BOUNDS}"})
     cli_ok(g, f"dev set {g.rxe_dev} {ON_PACING} enforce on")
+    if victim.target:
+        nvme.reset_controllers(g, [_nqn(w)])
 
 
-def run_baseline(g: Guest, w: Wire, victim: str, runs: int, port: int
+def run_baseline(g: Guest, w: Wire, v: Role, runs: int, port: int
                  ) -> Baseline:
-    """@victim's Baseline: @runs rounds of alone, then alone_on and (a
-    latency victim) next to BENIGN in the attacker's cgroup in one load
-    of verbsgate. A victim's runs without an attacker are the same for
-    each of its cells: taken once, they halve what a cell costs (its
-    rounds run off and on only). Ports from @port on, thirty per round."""
-    base = Baseline(victim)
-    v = VICTIMS[victim]
+    """The Baseline of victim @v (as victim_target() gives it): @runs
+    rounds of alone, then alone_on and (a latency victim) next to BENIGN
+    in the attacker's cgroup in one load of verbsgate. A victim's runs
+    without an attacker are the same for each of its cells: taken once,
+    they halve what a cell costs (its rounds run off and on only). Ports
+    from @port on, thirty per round."""
+    base = Baseline(v.name)
     for _ in range(runs):
         base.alone.append(run_once(g, w, v, None, port)[0])
-        load_paced(g, v)
+        load_paced(g, v, w)
         try:
             base.alone_on.append(run_once(g, w, v, None, port + 10)[0])
             if v.kind == "latency":
@@ -681,17 +734,17 @@ def run_baseline(g: Guest, w: Wire, victim: str, runs: int, port: int
     return base
 
 
-def run_cell(g: Guest, w: Wire, victim: str, attacker: str, runs: int,
+def run_cell(g: Guest, w: Wire, v: Role, attacker: str, runs: int,
              port: int) -> Cell:
-    """@runs rounds of the victim next to the attacker, verbsgate
-    unloaded, then loaded (load_paced()) and unloaded again. Ports from
-    @port on, twenty per round."""
-    cell = Cell(victim, attacker)
-    v, a = VICTIMS[victim], ATTACKERS[attacker]
+    """@runs rounds of victim @v (as victim_target() gives it) next to
+    the attacker, verbsgate unloaded, then loaded (load_paced()) and
+    unloaded again. Ports from @port on, twenty per round."""
+    cell = Cell(v.name, attacker)
+    a = ATTACKERS[attacker]
     for _ in range(runs):
         fig, others = run_once(g, w, v, a, port)
         cell.off.append(fig)
-        load_paced(g, v)
+        load_paced(g, v, w)
         try:
             fig, others_on = run_once(g, w, v, a, port + 10)
         finally:

@@ -295,13 +295,14 @@ def main():
         port = 20000
         with husky.cell_wire(g) as w:
             for victim in dict.fromkeys(v for v, _ in picked):
-                base = husky.run_baseline(g, w, victim, RUNS, port)
-                port += 30 * RUNS
-                for attacker in (a for v, a in picked if v == victim):
-                    cell = husky.run_cell(g, w, victim, attacker, RUNS, port)
-                    port += 20 * RUNS
-                    summaries.append(cell.summary(base))
-                    print(row(summaries[-1]), flush=True)
+                with husky.victim_target(g, w, husky.VICTIMS[victim]) as v:
+                    base = husky.run_baseline(g, w, v, RUNS, port)
+                    port += 30 * RUNS
+                    for attacker in (a for n, a in picked if n == victim):
+                        cell = husky.run_cell(g, w, v, attacker, RUNS, port)
+                        port += 20 * RUNS
+                        summaries.append(cell.summary(base))
+                        print(row(summaries[-1]), flush=True)
         # Every warning, oops or blocked task the matrix caused.
         errors = g.kernel_errors()
     meta = {"started": time.strftime("%Y-%m-%d %H:%M UTC",
