@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
-#include <thread>
 
 #include "access.h"
 #include "clock.h"
@@ -20,7 +19,6 @@
 #include "report.h"
 #include "resources.h"
 #include "run.h"
-#include "signals.h"
 #include "tcp.h"
 
 namespace vgload {
@@ -173,47 +171,27 @@ int run_block_read(const Options &o)
 		phases = PhaseLog(o.phases);
 		target = open_target(o);
 	} catch (const std::exception &e) {
-		fprintf(stderr, "vgload: error: %s\n", e.what());
-		if (o.json) {
-			rep.ok = false;
-			rep.end_reason = "setup_failed";
-			rep.message = e.what();
-			print_report(rep);
-		}
+		print_setup_failure(o, rep, e.what());
 		return 1;
 	}
 
 	Collector col(o.depth);
 	RunControl ctl;
 	std::vector<std::unique_ptr<BlockReader>> workers;
-	std::vector<std::thread> threads;
 
 	for (uint32_t t = 0; t < o.depth; t++)
 		workers.push_back(std::make_unique<BlockReader>(
 			o, target.fd.get(), target.bytes, col.shard(t), t));
-	block_stop_signals();
-	ctl.running = o.depth;
-	for (uint32_t t = 0; t < o.depth; t++)
-		threads.emplace_back([&, t] { workers[t]->run(ctl); });
-	unblock_stop_signals();
+	RunOutcome out = run_workers(o, col, ctl, o.depth,
+				     [&](size_t t) { workers[t]->run(ctl); }, nullptr,
+				     phases);
 
-	RunOutcome out = drive_run(o, col, ctl, [&] {
-		for (auto &th : threads)
-			th.join();
-	}, nullptr, phases);
-
-	rep.intervals = out.intervals;
-	rep.total = make_total(col.total(), out.measured_s);
-	rep.end_reason = out.end_reason;
-	rep.ok = out.ok && rep.total.error_total == 0;
-	rep.message = out.message;
-	if (out.ok && !rep.ok)
+	record_outcome(rep, out, col);
+	if (rep.ok && rep.total.error_total) {
+		rep.ok = false;
 		rep.message = "reads failed (see errors)";
-	if (!rep.ok)
-		fprintf(stderr, "vgload: run failed (%s): %s\n", rep.end_reason.c_str(),
-			rep.message.c_str());
-	print_report(rep);
-	return rep.ok ? 0 : 1;
+	}
+	return print_final_report(rep);
 }
 
 }  // namespace vgload

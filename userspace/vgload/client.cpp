@@ -5,14 +5,12 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <thread>
 
 #include "clock.h"
 #include "device.h"
 #include "report.h"
 #include "resources.h"
 #include "run.h"
-#include "signals.h"
 #include "tcp.h"
 #include "traffic.h"
 
@@ -142,17 +140,6 @@ void connect_qps(const Options &o, ClientResources &r, const ReadyMsg &ready)
 	}
 }
 
-void print_failure(const Options &o, RunReport &rep, const std::string &why)
-{
-	fprintf(stderr, "vgload: error: %s\n", why.c_str());
-	if (o.json) {
-		rep.ok = false;
-		rep.end_reason = "setup_failed";
-		rep.message = why;
-		print_report(rep);
-	}
-}
-
 }  // namespace
 
 int run_client(const Options &o)
@@ -192,14 +179,13 @@ int run_client(const Options &o)
 			} catch (...) {
 			}
 		}
-		print_failure(o, rep, e.what());
+		print_setup_failure(o, rep, e.what());
 		return 1;
 	}
 
 	Collector col(o.threads);
 	RunControl ctl;
 	std::vector<std::unique_ptr<TrafficWorker>> workers;
-	std::vector<std::thread> threads;
 
 	for (unsigned t = 0; t < o.threads; t++) {
 		WorkerPlan p;
@@ -224,24 +210,10 @@ int run_client(const Options &o)
 		workers.push_back(std::make_unique<TrafficWorker>(std::move(p)));
 	}
 
-	// Workers inherit a mask without SIGINT/SIGTERM, so those signals
-	// land in this thread and cut its poll() short.
-	block_stop_signals();
-	ctl.running = o.threads;
-	for (unsigned t = 0; t < o.threads; t++)
-		threads.emplace_back([&, t] { workers[t]->run(ctl); });
-	unblock_stop_signals();
+	RunOutcome out = run_workers(o, col, ctl, o.threads,
+				     [&](size_t t) { workers[t]->run(ctl); }, &conn, phases);
 
-	RunOutcome out = drive_run(o, col, ctl, [&] {
-		for (auto &th : threads)
-			th.join();
-	}, &conn, phases);
-
-	rep.intervals = out.intervals;
-	rep.total = make_total(col.total(), out.measured_s);
-	rep.end_reason = out.end_reason;
-	rep.ok = out.ok;
-	rep.message = out.message;
+	record_outcome(rep, out, col);
 
 	unsigned failed = 0;
 	uint64_t stuck = 0;
@@ -296,11 +268,7 @@ int run_client(const Options &o)
 					       e.what());
 		}
 	}
-	if (!rep.ok)
-		fprintf(stderr, "vgload: run failed (%s): %s\n", rep.end_reason.c_str(),
-			rep.message.c_str());
-	print_report(rep);
-	return rep.ok ? 0 : 1;
+	return print_final_report(rep);
 }
 
 }  // namespace vgload

@@ -397,4 +397,24 @@ std::string human_device(const DeviceRecord &d)
 	return s.str();
 }
 
+void print_setup_failure(const Options &o, RunReport &rep, const std::string &why)
+{
+	fprintf(stderr, "vgload: error: %s\n", why.c_str());
+	if (o.json) {
+		rep.ok = false;
+		rep.end_reason = "setup_failed";
+		rep.message = why;
+		print_report(rep);
+	}
+}
+
+int print_final_report(const RunReport &r)
+{
+	if (!r.ok)
+		fprintf(stderr, "vgload: run failed (%s): %s\n", r.end_reason.c_str(),
+			r.message.c_str());
+	print_report(r);
+	return r.ok ? 0 : 1;
+}
+
 }  // namespace vgload

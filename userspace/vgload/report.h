@@ -104,6 +104,14 @@ std::string to_json(const DeviceRecord &d);
 // Prints the report to stdout as JSON (--json) or text.
 void print_report(const RunReport &r);
 
+// Prints the report of a run that ended, a failed one's reason on stderr
+// too; returns the exit status.
+int print_final_report(const RunReport &r);
+
+// A run that failed before its data phase: @why on stderr, and with
+// --json a report whose end_reason is "setup_failed".
+void print_setup_failure(const Options &o, RunReport &rep, const std::string &why);
+
 std::string human_interval(const IntervalRecord &iv);
 std::string human_report(const RunReport &r);
 std::string human_session(const SessionRecord &s);

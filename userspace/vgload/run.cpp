@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <poll.h>
 
+#include <thread>
+
 #include "clock.h"
 #include "report.h"
 #include "signals.h"
@@ -154,6 +156,32 @@ RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 	}
 	out.measured_s = stop_t > start ? double(stop_t - start) / 1e9 : 0;
 	return out;
+}
+
+RunOutcome run_workers(const Options &o, Collector &c, RunControl &ctl,
+		       size_t n, const std::function<void(size_t)> &work,
+		       Conn *peer, const PhaseLog &phases)
+{
+	std::vector<std::thread> threads;
+
+	block_stop_signals();
+	ctl.running = unsigned(n);
+	for (size_t t = 0; t < n; t++)
+		threads.emplace_back(work, t);
+	unblock_stop_signals();
+	return drive_run(o, c, ctl, [&] {
+		for (auto &th : threads)
+			th.join();
+	}, peer, phases);
+}
+
+void record_outcome(RunReport &rep, const RunOutcome &out, const Collector &c)
+{
+	rep.intervals = out.intervals;
+	rep.total = make_total(c.total(), out.measured_s);
+	rep.end_reason = out.end_reason;
+	rep.ok = out.ok;
+	rep.message = out.message;
 }
 
 }  // namespace vgload

@@ -11,6 +11,7 @@
 
 #include "options.h"
 #include "phases.h"
+#include "report.h"
 #include "stats.h"
 
 namespace vgload {
@@ -40,5 +41,17 @@ struct RunOutcome {
 RunOutcome drive_run(const Options &o, Collector &c, RunControl &ctl,
 		     const std::function<void()> &join, Conn *peer,
 		     const PhaseLog &phases);
+
+// Runs work(0) ... work(n - 1) on threads of their own, which inherit a
+// mask without the stop signals (so that those land in this thread and
+// cut its poll() short), through drive_run(), and joins them. Each work
+// function must leave its loop once ctl.stop is set and then decrement
+// ctl.running, which starts at n.
+RunOutcome run_workers(const Options &o, Collector &c, RunControl &ctl,
+		       size_t n, const std::function<void(size_t)> &work,
+		       Conn *peer, const PhaseLog &phases);
+
+// Puts the run's outcome and what it measured (@c's total) in @rep.
+void record_outcome(RunReport &rep, const RunOutcome &out, const Collector &c);
 
 }  // namespace vgload

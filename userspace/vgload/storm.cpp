@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <thread>
 
 #include "clock.h"
 #include "device.h"
@@ -11,7 +10,6 @@
 #include "report.h"
 #include "resources.h"
 #include "run.h"
-#include "signals.h"
 
 namespace vgload {
 
@@ -218,50 +216,28 @@ int run_storm(const Options &o)
 		check_limits(d, need);
 		pd = alloc_pd(d.ctx.get());
 	} catch (const std::exception &e) {
-		fprintf(stderr, "vgload: error: %s\n", e.what());
-		if (o.json) {
-			rep.ok = false;
-			rep.end_reason = "setup_failed";
-			rep.message = e.what();
-			print_report(rep);
-		}
+		print_setup_failure(o, rep, e.what());
 		return 1;
 	}
 
 	Collector col(o.threads);
 	RunControl ctl;
 	std::vector<std::unique_ptr<StormWorker>> workers;
-	std::vector<std::thread> threads;
 
 	for (unsigned t = 0; t < o.threads; t++)
 		workers.push_back(std::make_unique<StormWorker>(o, d, pd.get(),
 								col.shard(t)));
-	block_stop_signals();
-	ctl.running = o.threads;
-	for (unsigned t = 0; t < o.threads; t++)
-		threads.emplace_back([&, t] { workers[t]->run(ctl); });
-	unblock_stop_signals();
+	RunOutcome out = run_workers(o, col, ctl, o.threads,
+				     [&](size_t t) { workers[t]->run(ctl); }, nullptr,
+				     phases);
 
-	RunOutcome out = drive_run(o, col, ctl, [&] {
-		for (auto &th : threads)
-			th.join();
-	}, nullptr, phases);
-
-	rep.intervals = out.intervals;
-	rep.total = make_total(col.total(), out.measured_s);
-	rep.end_reason = out.end_reason;
-	rep.ok = out.ok;
-	rep.message = out.message;
+	record_outcome(rep, out, col);
 	if (out.end_reason == "workers_done") {
 		rep.end_reason = "error";
 		rep.ok = false;
 		rep.message = "every storm worker failed to start (see errors)";
 	}
-	if (!rep.ok)
-		fprintf(stderr, "vgload: run failed (%s): %s\n", rep.end_reason.c_str(),
-			rep.message.c_str());
-	print_report(rep);
-	return rep.ok ? 0 : 1;
+	return print_final_report(rep);
 }
 
 }  // namespace vgload

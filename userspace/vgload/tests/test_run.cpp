@@ -156,3 +156,26 @@ TEST(Run, Sigusr1EndsTheWarmupAndTheMeasuredRunStartsThen)
 	ASSERT_EQ(q.size(), 3u);
 	EXPECT_GE(q[1].second - q[0].second, 0.05 - 1e-6);
 }
+
+TEST(Run, WorkersRunUntilTheRunStopsThemAndAreJoined)
+{
+	Options o;
+	Collector c(3);
+	RunControl ctl;
+	std::vector<int> rounds(3, 0);
+
+	o.duration_s = 0.05;
+	RunOutcome out = run_workers(o, c, ctl, 3, [&](size_t t) {
+		while (!ctl.stop.load()) {
+			rounds[t]++;
+			std::this_thread::sleep_for(std::chrono::milliseconds(1));
+		}
+		ctl.running.fetch_sub(1);
+	}, nullptr, PhaseLog());
+
+	EXPECT_EQ(out.end_reason, "duration");
+	// Joined: every worker left its loop and said so.
+	EXPECT_EQ(ctl.running.load(), 0u);
+	for (int r : rounds)
+		EXPECT_GT(r, 0);
+}
