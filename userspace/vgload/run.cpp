@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run.h"
 
-#include <algorithm>
-#include <cstdio>
 #include <poll.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "clock.h"
