@@ -95,6 +95,23 @@ static inline u64 vg_pacer_next(const struct vg_pacer *p)
 }
 
 /**
+ * vg_pacer_full() - whether the byte bucket is full at @now
+ * @p: pacer
+ * @now: time, ns
+ *
+ * A full bucket loses what the rate adds from @now on: whatever was sent
+ * over the last bucket depth's worth of time fell short of the rate.
+ *
+ * Return: true if a byte rate is set, its bucket holds its depth and the
+ * op bucket lets a chunk go. O(1), any context.
+ */
+static inline bool vg_pacer_full(const struct vg_pacer *p, u64 now)
+{
+	return p->brate.npu && vg_edt_time(&p->bedt) + p->bburst_ns <= now &&
+	       vg_edt_time(&p->oedt) <= now;
+}
+
+/**
  * vg_pacer_charge() - account for a chunk sent at @now
  * @p: pacer
  * @now: time of departure, ns

@@ -622,6 +622,28 @@ int vg_sched_pick_near(struct vg_sched *s, u64 now, u32 pref, u32 *qp,
 	return 0;
 }
 
+int vg_sched_pick_spare(const struct vg_sched *s, u32 busy, u32 *qp)
+{
+	const struct vg_heap_ent *e, *best = NULL;
+	u32 i, last;
+
+	if (!vg_sched_qp_active(s, busy))
+		return -ENOENT;
+	/* The smallest tag of the others is the root's or a child's. */
+	last = min_t(u32, s->wfq.n, VG_HEAP_D + 1);
+	for (i = 0; i < last; i++) {
+		e = &s->wfq.ent[i];
+		if (e->id == s->qps[busy].tenant)
+			continue;
+		if (!best || vg_before(e->key, best->key))
+			best = e;
+	}
+	if (!best)
+		return -ENODATA;
+	*qp = s->qroot[best->id].id;
+	return 0;
+}
+
 /* The rate clocks' part of a charge: each keeps at most the slack. */
 static void vg_tenant_charge_rates(const struct vg_sched *s,
 				   const struct vg_sched_tenant *t,

@@ -409,6 +409,24 @@ int vg_sched_pick_near(struct vg_sched *s, u64 now, u32 pref, u32 *qp,
 		       u64 *next);
 
 /**
+ * vg_sched_pick_spare() - the QP another tenant would send next
+ * @s: scheduler
+ * @busy: an active QP, whose tenant is left out
+ * @qp: the chosen QP
+ *
+ * For tokens that @busy's tenant, whose turn it is, cannot use as fast as
+ * they come (shaper.c): the QP with the smallest tag of the eligible
+ * tenant with the smallest tag but @busy's. Capped tenants are not
+ * eligible; a guaranteed tenant is chosen by its fair-share tag. Nothing
+ * changes: the caller charges what the QP sends, as it would any QP's.
+ *
+ * Cost: O(1), the tenant heap's root and its children.
+ * Return: 0; -ENOENT @busy is not active; -ENODATA no other tenant is
+ * eligible.
+ */
+int vg_sched_pick_spare(const struct vg_sched *s, u32 busy, u32 *qp);
+
+/**
  * vg_sched_charge() - account @cost token bytes sent by an active QP
  * @s: scheduler
  * @qp: QP (normally the one vg_sched_pick() returned)

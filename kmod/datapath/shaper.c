@@ -73,6 +73,12 @@
  * own.
  */
 #define VG_HOME_WAIT_NS	(1 * NSEC_PER_MSEC)
+/*
+ * How long a spare turn stays on offer (vg_shaper_offer_spare()): about
+ * as long as a turn handed home waits, and tokens saved earlier than
+ * that have gone anyway.
+ */
+#define VG_SPARE_NS	VG_HOME_WAIT_NS
 
 /*
  * Under the shaper lock: arm the hrtimer for @when, unless it is earlier.
@@ -170,6 +176,76 @@ static bool vg_shaper_picked_posting(const struct vg_slot *slot)
 }
 
 /*
+ * Spare turns. The scheduler shares out the pacer's tokens by turns, and
+ * a tenant whose turn it is may not use them as fast as they come: on
+ * rxe each of its chunks is sent by the CPU that releases it, its own,
+ * and a tenant of small messages that keeps that CPU busy (a message-rate
+ * storm; 8 B WRITEs at about 60 us of the guest's CPU each against 21 us
+ * of the line) holds its turns while the bucket fills up and overflows.
+ * A bulk tenant on another CPU waited meanwhile, and the two together
+ * came to 0.73 of the pacer's rate (docs/husky/notes.md).
+ *
+ * While the bucket is full, what the rate adds is lost to every tenant,
+ * so a dispatcher that posts a chunk in a tenant's turn and finds it so
+ * offers one chunk's turn to the QP another tenant would send next, on
+ * that QP's home CPU (vg_shaper_offer_spare()); its home work takes it
+ * if the pacer still lets a chunk go (vg_shaper_take_spare()). The pacer
+ * is charged for a spare chunk, the scheduler is not (vg_shaper_charge()):
+ * tenants' shares are of the tokens they contend for, and one that takes
+ * spare turns keeps its place in the others. The tenant whose turn it
+ * was waits at most for the part of the spare chunk beyond the bucket,
+ * once per bucket's refill.
+ */
+
+/*
+ * Under the shaper lock, as @slot's chunk goes in its tenant's turn: if
+ * the pacer's bucket is full, offer a spare turn to the QP another tenant
+ * would send next, when its chunks go from another CPU than this one.
+ */
+static void vg_shaper_offer_spare(struct vg_shaper *sh,
+				  struct vg_shaper_port *pp,
+				  const struct vg_slot *slot, u64 now)
+{
+	struct vg_slot *other;
+	u32 h;
+
+	if (sh->draining || !vg_pacer_full(&pp->pacer, now) ||
+	    vg_sched_pick_spare(&pp->sched, slot->handle, &h))
+		return;
+	other = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
+	/* One offer at a time; one its home work did not take expires. */
+	if (!other || other->posting || !other->ops->send_home ||
+	    (other->spare_ns && now - other->spare_ns <= VG_SPARE_NS))
+		return;
+	other->spare_ns = now;
+	if (!other->ops->send_home(sh, other))
+		other->spare_ns = 0;
+}
+
+/*
+ * Under the shaper lock, the pacer letting a chunk go: if @pref, a QP
+ * whose turn it is not, was offered a spare turn, post its chunk in it.
+ * Return: whether it did (the lock was dropped and retaken meanwhile).
+ */
+static bool vg_shaper_take_spare(struct vg_shaper *sh,
+				 struct vg_shaper_port *pp,
+				 struct vg_slot *pref, u64 now,
+				 unsigned long *flags)
+{
+	u64 offered = pref->spare_ns;
+
+	pref->spare_ns = 0;
+	if (!offered || now - offered > VG_SPARE_NS || pref->posting ||
+	    !vg_sched_qp_active(&pp->sched, pref->handle) ||
+	    !pref->ops->ready(pref))
+		return false;
+	pref->spare = true;
+	pref->ops->post_chunk(sh, pref, now, flags);
+	pref->spare = false;
+	return true;
+}
+
+/*
  * Under the shaper lock: post one chunk of port @pp, of the QP its
  * scheduler picks, if its pacer allows; otherwise arm the hrtimer for
  * when it will. With @pref, the poster's own QP on @pp, only a chunk of
@@ -208,6 +284,9 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			return false;	/* nothing to send, or all in the driver */
 		slot = h < VG_SHAPER_MAX_QPS ? pp->by_handle[h] : NULL;
 		if (slot && slot->ops->keeps_place && slot->posting) {
+			if (pref && pref != slot &&
+			    vg_shaper_take_spare(sh, pp, pref, now, flags))
+				return true;
 			/*
 			 * A user queue keeps its place while its driver sends
 			 * (usq.c): its turn waits for that dispatcher.
@@ -232,6 +311,8 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			return false;
 		}
 		if (pref && slot != pref) {
+			if (vg_shaper_take_spare(sh, pp, pref, now, flags))
+				return true;
 			/*
 			 * Its owner is likely to post it from its own CPU
 			 * first; the hrtimer covers an owner that waits.
@@ -239,6 +320,9 @@ static bool vg_shaper_port_post(struct vg_shaper *sh,
 			vg_shaper_arm(sh, now + VG_HANDOFF_NS);
 			return false;
 		}
+		vg_shaper_offer_spare(sh, pp, slot, now);
+		/* Its own turn: an offer it has not taken yet is moot. */
+		slot->spare_ns = 0;
 		slot->ops->post_chunk(sh, slot, now, flags);
 		return true;
 	}
@@ -644,7 +728,8 @@ void vg_shaper_slot_del(struct vg_shaper *sh, struct vg_slot *slot)
 /**
  * vg_shaper_charge() - charge what a dispatcher posts for a QP it picked
  * @sh: the shaper
- * @slot: the QP's slot, active in its port's scheduler
+ * @slot: the QP's slot, active in its port's scheduler; in a spare turn
+ *	(@slot->spare, see "Spare turns") its tenant's share is not charged
  * @tok: the tokens it costs
  * @now: time of the pick, ns
  * @backlogged: the QP stays in the scheduler, with its place, while its
@@ -660,7 +745,10 @@ void vg_shaper_charge(struct vg_shaper *sh, struct vg_slot *slot,
 	lockdep_assert_held(&sh->lock);
 
 	vg_pacer_charge(&pp->pacer, now, tok);
-	vg_sched_charge(&pp->sched, slot->handle, tok->bytes, now, backlogged);
+	/* A spare turn's chunk: the least charge, which keeps its place. */
+	vg_sched_charge(&pp->sched, slot->handle, slot->spare ? 1 : tok->bytes,
+			now, backlogged);
+	slot->spare = false;
 }
 
 /**

@@ -125,6 +125,8 @@ struct vg_slot_ops {
  *	shaper lock; meanwhile no other dispatcher posts for the QP (its
  *	chunks reach the driver one at a time, in order): it is not active
  *	in the scheduler, or, if its kind @keeps_place, its turn waits
+ * @spare: the chunk being charged goes in a spare turn (shaper.c): the
+ *	pacer is charged for it, its tenant's share is not
  * @port: index of its port in vg_shaper::ports (the port it was moved to
  *	INIT with, or the device's first)
  * @handle: its QP handle in that port's scheduler
@@ -132,6 +134,8 @@ struct vg_slot_ops {
  * @q: the QP's tracking entry, whose tenant the slot follows
  * @mtu: the QP's path MTU in bytes, 0 until a modify QP sets it: how
  *	many packets, each with its headers, a chunk costs (token.h)
+ * @spare_ns: when the QP was offered a spare turn, which its home work
+ *	takes (shaper.c); 0 if none is on offer
  *
  * What the shaper's scheduling (shaper.c) needs of a QP, whatever holds
  * its WRs. Protected by the device's vg_shaper::lock; @port, @tenant and
@@ -145,11 +149,13 @@ struct vg_slot {
 	struct list_head node;
 	struct list_head attn_node;
 	bool posting;
+	bool spare;
 	u32 port;
 	u32 handle;
 	struct vg_ktenant *tenant;
 	struct vg_qp *q;
 	u32 mtu;
+	u64 spare_ns;
 };
 
 /**

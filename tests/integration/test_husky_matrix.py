@@ -31,7 +31,10 @@ LATENCY_RUNS = 3
 # one of them always waits, so verbsgate serves a turn whenever the
 # pacer allows one. Next to the message-rate storm, whose processes keep
 # their vCPU busy, the dispatcher ran late when its hrtimer fired there,
-# and this was 0.66 and 0.69 (docs/results.md).
+# and this was 0.66 and 0.69 (docs/results.md); with no per-operation
+# cost (OP_COST), the storm's turns took the tokens more slowly than
+# they came and the bucket overflowed, 0.73, until the other tenant got
+# the spare turns (kmod/datapath/shaper.c).
 PACER_USE = 0.85
 
 

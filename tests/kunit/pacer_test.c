@@ -387,6 +387,40 @@ static void pacer_unlimited_and_rate_change(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d1 - d0, (u64)NSEC_PER_SEC / 2);
 }
 
+/*
+ * vg_pacer_full(): the byte bucket holds its depth only after a depth's
+ * worth of time unspent; the op bucket must let a chunk go too; an
+ * unlimited byte rate is never full (it loses nothing).
+ */
+static void pacer_full(struct kunit *test)
+{
+	struct vg_pacer_cfg cfg = {
+		.byte_rate = 1000000, .burst_bytes = 10000,
+		.op_rate = 1000, .burst_ops = 0,
+	};
+	struct vg_token chunk = { .bytes = 10000, .ops = 1 };
+	struct vg_token op = { .bytes = 1, .ops = 1 };
+	u64 now = NSEC_PER_SEC;
+	struct vg_pacer p;
+
+	KUNIT_ASSERT_EQ(test, vg_pacer_init(&p, &cfg, now), 0);
+	KUNIT_EXPECT_TRUE(test, vg_pacer_full(&p, now));
+	/* A bucket's worth sent: empty, full again 10 ms later. */
+	vg_pacer_charge(&p, now, &chunk);
+	KUNIT_EXPECT_FALSE(test, vg_pacer_full(&p, now));
+	KUNIT_EXPECT_FALSE(test, vg_pacer_full(&p, now + 10 * NSEC_PER_MSEC -
+					       1));
+	KUNIT_EXPECT_TRUE(test, vg_pacer_full(&p, now + 10 * NSEC_PER_MSEC));
+	/* Bytes to spare, but the op bucket waits 1 ms for the next op. */
+	now += 20 * NSEC_PER_MSEC;
+	vg_pacer_charge(&p, now, &op);
+	KUNIT_EXPECT_FALSE(test, vg_pacer_full(&p, now));
+	KUNIT_EXPECT_TRUE(test, vg_pacer_full(&p, now + NSEC_PER_MSEC));
+
+	KUNIT_ASSERT_EQ(test, vg_pacer_set_rates(&p, 0, 0), 0);
+	KUNIT_EXPECT_FALSE(test, vg_pacer_full(&p, now + NSEC_PER_SEC));
+}
+
 static struct kunit_case vg_pacer_cases[] = {
 	KUNIT_CASE(token_model),
 	KUNIT_CASE(token_packets),
@@ -397,6 +431,7 @@ static struct kunit_case vg_pacer_cases[] = {
 	KUNIT_CASE(pacer_burst_bound),
 	KUNIT_CASE(pacer_set_burst),
 	KUNIT_CASE(pacer_unlimited_and_rate_change),
+	KUNIT_CASE(pacer_full),
 	{}
 };
 

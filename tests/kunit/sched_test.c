@@ -694,6 +694,62 @@ static void sched_pick_near(struct kunit *test)
 }
 
 /*
+ * vg_sched_pick_spare() names the QP of the tenant with the smallest tag
+ * but the busy QP's, and changes nothing: among six tenants (more than
+ * the tenant heap's root and its children), a capped one and idle ones
+ * are never named; a pick after it is the pick before it.
+ */
+static void sched_pick_spare(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 8, 8);
+	u32 t[6], q[6], capped, qc, idle, qi, qp, first, i, j;
+	u64 next, spare_tag;
+
+	for (i = 0; i < 6; i++) {
+		t[i] = tenant_new(test, s, 1, 0, 0);
+		q[i] = qp_new(test, s, t[i], 1);
+		vg_sched_activate(s, q[i], 0);
+	}
+	capped = tenant_new(test, s, 1, 0, 1000);
+	qc = qp_new(test, s, capped, 1);
+	idle = tenant_new(test, s, 1, 0, 0);
+	qi = qp_new(test, s, idle, 1);
+	vg_sched_activate(s, qc, 0);
+	/* The capped tenant's first chunk sends it to wait a second. */
+	while (!vg_sched_pick(s, 0, &qp, &next) && qp != qc)
+		vg_sched_charge(s, qp, 10, 0, true);
+	vg_sched_charge(s, qc, 1000, 0, true);
+	/* Tags 100, 200, ... 600 for q[0..5], in a scrambled order. */
+	for (i = 0; i < 6; i++)
+		for (j = 0; j < (i * 5) % 6 + 1; j++)
+			vg_sched_charge(s, q[i], 100, 0, true);
+
+	for (i = 0; i < 30; i++) {
+		KUNIT_ASSERT_EQ(test, vg_sched_pick(s, 0, &first, &next), 0);
+		KUNIT_ASSERT_EQ(test, vg_sched_pick_spare(s, first, &qp), 0);
+		KUNIT_EXPECT_NE(test, qp, first);
+		KUNIT_EXPECT_NE(test, qp, qc);
+		KUNIT_EXPECT_NE(test, qp, qi);
+		/* No other active tenant has a smaller tag. */
+		spare_tag = s->tenants[s->qps[qp].tenant].tag;
+		for (j = 0; j < 6; j++)
+			if (q[j] != first)
+				KUNIT_EXPECT_FALSE(test,
+						   vg_before(s->tenants[t[j]].tag,
+							     spare_tag));
+		/* Nothing moved: the same pick again. */
+		KUNIT_ASSERT_EQ(test, vg_sched_pick(s, 0, &j, &next), 0);
+		KUNIT_EXPECT_EQ(test, j, first);
+		vg_sched_charge(s, first, 50 + i * 7 % 90, 0, true);
+	}
+	/* Alone but for the capped tenant: no spare. */
+	for (i = 1; i < 6; i++)
+		vg_sched_deactivate(s, q[i]);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick_spare(s, q[0], &qp), -ENODATA);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick_spare(s, qi, &qp), -ENOENT);
+}
+
+/*
  * A tenant gains nothing from more QPs: with 100 backlogged QPs, or with
  * 100 QPs that churn (each goes idle after one chunk and another one
  * wakes), it gets its weight's share and no more.
@@ -1690,6 +1746,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_shares_random),
 	KUNIT_CASE(sched_qp_weights),
 	KUNIT_CASE(sched_pick_near),
+	KUNIT_CASE(sched_pick_spare),
 	KUNIT_CASE(sched_many_qps_no_gain),
 	KUNIT_CASE(sched_zero_cost),
 	KUNIT_CASE(sched_work_conserving),
