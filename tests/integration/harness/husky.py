@@ -4,8 +4,8 @@ A cell is a victim next to an attacker, each an unprivileged vgload
 client in its own cgroup, pinned to a vCPU of its own (pinned_wire()),
 both to servers on the far device, so that they share the port, not a
 vCPU. The NVMe victim is a kernel tenant: the target of the namespace
-its vgload reads (victim_target()). A cell runs three ways in one boot, `runs` times each, and keeps
-the medians:
+its vgload reads (victim_target()). A cell runs three ways in one boot,
+`runs` times each, and keeps the medians:
 
 - alone: the victim by itself, verbsgate unloaded (the baseline, so
   that verbsgate's own cost counts against it);
@@ -47,13 +47,12 @@ from dataclasses import asdict, dataclass, field, replace
 from statistics import median
 
 from harness import nvme
-
 from harness.testbed import SYSFS, Guest
 from harness.traffic import (UNPRIVILEGED, client_command, stop_vgload,
                              vgload_result, window_rate)
 from harness.tenants import CGROUPS, add_tenants, in_cgroup
 from harness.vgcli import cli_ok, dev, eventually, port1
-from harness.wire import LINE, LINE_BYTES, MTU, Wire, pinned_wire
+from harness.wire import LINE, LINE_BYTES, MTU, OP_COST, Wire, pinned_wire
 
 ALPHA = 0.25
 GOAL_ALPHA = 0.10
@@ -80,8 +79,10 @@ WINDOW = (2, 8)
 # empty at the line rate. Rows taken before 2026-12-07 paced below the
 # line instead (`maxrate 21mbit`, payload only), which left two tenants
 # of equal weight 10.5 Mbit/s each, 0.84 of the half of the line that
-# Husky's predicate asks of either (docs/husky/notes.md).
-ON_PACING = f"{LINE} chunk 1k chunk-nolat 16k burst 16k"
+# Husky's predicate asks of either (docs/husky/notes.md). What a message
+# costs besides its packets, as the test bed states it (OP_COST); rows
+# taken before 2026-12-08 charged the default 200 bytes.
+ON_PACING = f"{LINE} {OP_COST} chunk 1k chunk-nolat 16k burst 16k"
 # What an operator bounds a tenant's QPs to when it runs code the
 # operator does not trust (README, "Installing on a real host"): at most
 # 3 RNR and 3 transport retries, RNR NAKs at least 1 ms apart.
