@@ -660,8 +660,12 @@ static void vg_tenant_charge_rates(const struct vg_sched *s,
 	}
 }
 
-/* Charge the tenant level; the QP level is done. */
-static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
+/*
+ * Charge the tenant level; the QP level is done. Its fair-share tag moves
+ * by @share of the @cost its rate clocks and its count take.
+ */
+static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost,
+			     u64 share, u64 now)
 {
 	struct vg_sched_tenant *t = &s->tenants[id];
 	struct vg_sched_tenant_ext *x;
@@ -672,7 +676,7 @@ static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
 		/* Capped: catch the tag up before charging it. */
 		t->tag = vg_vclock_start(&s->vt, t->tag, t->tag_hi);
 	}
-	t->tag += cost * t->inv_w;
+	t->tag += share * t->inv_w;
 	t->served += cost;
 	if (likely(!t->has_min && !t->has_max)) {
 		if (!t->nactive) {
@@ -703,8 +707,9 @@ static void vg_tenant_charge(struct vg_sched *s, u32 id, u64 cost, u64 now)
 	}
 }
 
-int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
-		    bool backlogged)
+/* vg_sched_charge(), the tenant's tag moved by @share of @cost. */
+static int vg_sched_charge_share(struct vg_sched *s, u32 qp, u64 cost,
+				 u64 share, u64 now, bool backlogged)
 {
 	struct vg_heap_ent *e;
 	struct vg_qheap h;
@@ -728,6 +733,7 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 	}
 	/* Free chunks would let a QP keep the lowest tag: charge >= 1. */
 	cost = clamp_t(u64, cost, 1, VG_CHARGE_MAX);
+	share = clamp_t(u64, share, 1, cost);
 
 	/* QP level: virtual time is the smallest active tag, the root's. */
 	h = vg_sched_qheap(s, tid);
@@ -744,7 +750,7 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 		vg_qp_unqueue(s, tid, qp, i);
 	}
 
-	vg_tenant_charge(s, tid, cost, now);
+	vg_tenant_charge(s, tid, cost, share, now);
 	/* Warm up what the next pick and charge will read. */
 	if (likely(s->wfq.n)) {
 		u32 next = s->wfq.ent[0].id;
@@ -754,6 +760,18 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 		prefetchw(&s->qtop[next * VG_HEAP_D]);
 	}
 	return 0;
+}
+
+int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
+		    bool backlogged)
+{
+	return vg_sched_charge_share(s, qp, cost, cost, now, backlogged);
+}
+
+int vg_sched_charge_spare(struct vg_sched *s, u32 qp, u64 cost, u64 now,
+			  bool backlogged)
+{
+	return vg_sched_charge_share(s, qp, cost, 1, now, backlogged);
 }
 
 int vg_sched_send_idle(struct vg_sched *s, u32 qp, u64 cost, u64 now)

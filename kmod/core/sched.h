@@ -441,6 +441,26 @@ int vg_sched_charge(struct vg_sched *s, u32 qp, u64 cost, u64 now,
 		    bool backlogged);
 
 /**
+ * vg_sched_charge_spare() - vg_sched_charge() for a chunk sent in a spare
+ *	turn (vg_sched_pick_spare())
+ * @s: scheduler
+ * @qp: an active QP
+ * @cost: token bytes, as for vg_sched_charge()
+ * @now: time of sending, ns
+ * @backlogged: as for vg_sched_charge()
+ *
+ * The tokens were nobody's share: the tenant's fair-share tag takes the
+ * least charge and it keeps its place among the tenants. Everything else
+ * takes @cost, as for vg_sched_charge(): its QP's place among its
+ * tenant's QPs, its count, and its guarantee's and cap's clocks, so a
+ * capped tenant gets no more than its cap in spare turns either.
+ *
+ * Return: as vg_sched_charge().
+ */
+int vg_sched_charge_spare(struct vg_sched *s, u32 qp, u64 cost, u64 now,
+			  bool backlogged);
+
+/**
  * vg_sched_send_idle() - account @cost token bytes sent by a QP while no
  *	QP of the device is active
  * @s: scheduler

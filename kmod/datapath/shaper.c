@@ -190,9 +190,10 @@ static bool vg_shaper_picked_posting(const struct vg_slot *slot)
  * offers one chunk's turn to the QP another tenant would send next, on
  * that QP's home CPU (vg_shaper_offer_spare()); its home work takes it
  * if the pacer still lets a chunk go (vg_shaper_take_spare()). The pacer
- * is charged for a spare chunk, the scheduler is not (vg_shaper_charge()):
- * tenants' shares are of the tokens they contend for, and one that takes
- * spare turns keeps its place in the others. The tenant whose turn it
+ * is charged for a spare chunk, the tenant's fair share is not
+ * (vg_sched_charge_spare(); its cap is): tenants' shares are of the
+ * tokens they contend for, and one that takes spare turns keeps its
+ * place in the others. The tenant whose turn it
  * was waits at most for the part of the spare chunk beyond the bucket,
  * once per bucket's refill.
  */
@@ -745,9 +746,12 @@ void vg_shaper_charge(struct vg_shaper *sh, struct vg_slot *slot,
 	lockdep_assert_held(&sh->lock);
 
 	vg_pacer_charge(&pp->pacer, now, tok);
-	/* A spare turn's chunk: the least charge, which keeps its place. */
-	vg_sched_charge(&pp->sched, slot->handle, slot->spare ? 1 : tok->bytes,
-			now, backlogged);
+	if (slot->spare)
+		vg_sched_charge_spare(&pp->sched, slot->handle, tok->bytes, now,
+				      backlogged);
+	else
+		vg_sched_charge(&pp->sched, slot->handle, tok->bytes, now,
+				backlogged);
 	slot->spare = false;
 }
 

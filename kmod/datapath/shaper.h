@@ -126,7 +126,7 @@ struct vg_slot_ops {
  *	chunks reach the driver one at a time, in order): it is not active
  *	in the scheduler, or, if its kind @keeps_place, its turn waits
  * @spare: the chunk being charged goes in a spare turn (shaper.c): the
- *	pacer is charged for it, its tenant's share is not
+ *	pacer is charged for it, its tenant's fair share is not
  * @port: index of its port in vg_shaper::ports (the port it was moved to
  *	INIT with, or the device's first)
  * @handle: its QP handle in that port's scheduler

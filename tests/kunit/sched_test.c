@@ -750,6 +750,47 @@ static void sched_pick_spare(struct kunit *test)
 }
 
 /*
+ * vg_sched_charge_spare() moves the tenant's fair-share tag by the least
+ * charge only, but counts what was sent and runs the tenant's cap clock:
+ * a capped tenant that took spare chunks beyond its cap waits for its
+ * clock like any other and is no spare candidate meanwhile.
+ */
+static void sched_charge_spare(struct kunit *test)
+{
+	struct vg_sched *s = sched_new(test, 2, 4);
+	u32 a = tenant_new(test, s, 1, 0, 0);
+	u32 b = tenant_new(test, s, 1, 0, 1000);	/* 1000 B/s */
+	u32 qa = qp_new(test, s, a, 1), qb = qp_new(test, s, b, 1), qp;
+	u64 now = 10 * NSEC_PER_SEC, tag, next;
+
+	vg_sched_activate(s, qa, now);
+	vg_sched_activate(s, qb, now);
+	KUNIT_ASSERT_EQ(test, vg_sched_pick_spare(s, qa, &qp), 0);
+	KUNIT_EXPECT_EQ(test, qp, qb);
+	tag = s->tenants[b].tag;
+	/* Ten seconds of its cap in one spare chunk. */
+	KUNIT_ASSERT_EQ(test, vg_sched_charge_spare(s, qb, 10000, now, true),
+			0);
+	KUNIT_EXPECT_EQ(test, s->tenants[b].tag, tag + s->tenants[b].inv_w);
+	KUNIT_EXPECT_EQ(test, served(s, b), 10000);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick_spare(s, qa, &qp), -ENODATA);
+	KUNIT_ASSERT_EQ(test, vg_sched_pick(s, now, &qp, &next), 0);
+	KUNIT_EXPECT_EQ(test, qp, qa);
+	/* Its clock has come: a candidate again, its tag still the lower. */
+	now += 10 * NSEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, vg_sched_pick(s, now, &qp, &next), 0);
+	KUNIT_EXPECT_EQ(test, vg_sched_pick_spare(s, qb, &qp), 0);
+	KUNIT_EXPECT_EQ(test, qp, qa);
+	KUNIT_ASSERT_EQ(test, vg_sched_charge(s, qa, 100, now, true), 0);
+	KUNIT_ASSERT_EQ(test, vg_sched_pick(s, now, &qp, &next), 0);
+	KUNIT_EXPECT_EQ(test, qp, qb);
+
+	vg_sched_deactivate(s, qb);
+	KUNIT_EXPECT_EQ(test, vg_sched_charge_spare(s, qb, 1, now, true),
+			-EINVAL);
+}
+
+/*
  * A tenant gains nothing from more QPs: with 100 backlogged QPs, or with
  * 100 QPs that churn (each goes idle after one chunk and another one
  * wakes), it gets its weight's share and no more.
@@ -1747,6 +1788,7 @@ static struct kunit_case vg_sched_cases[] = {
 	KUNIT_CASE(sched_qp_weights),
 	KUNIT_CASE(sched_pick_near),
 	KUNIT_CASE(sched_pick_spare),
+	KUNIT_CASE(sched_charge_spare),
 	KUNIT_CASE(sched_many_qps_no_gain),
 	KUNIT_CASE(sched_zero_cost),
 	KUNIT_CASE(sched_work_conserving),
