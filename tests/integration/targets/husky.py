@@ -288,6 +288,9 @@ def assemble(out: Path, paths: list[str]) -> None:
 def main():
     picked = cells()
     started = time.time()
+    # What `make husky` built the run from, before a long run lets the
+    # tree move on.
+    built = commit()
     summaries = []
     with Guest() as g:
         res = g.load_rxe(patched=True)
@@ -309,7 +312,7 @@ def main():
                                      time.gmtime(started)),
             "minutes": (time.time() - started) / 60,
             "cells": os.environ.get("VG_HUSKY_CELLS", "all"), "runs": RUNS,
-            "cpus": os.cpu_count(), "cpu": cpu_model(), "commit": commit(),
+            "cpus": os.cpu_count(), "cpu": cpu_model(), "commit": built,
             "pacing": husky.ON_PACING, "errors": errors}
     shard = {"meta": meta, "cells": summaries}
     print(heatmap(summaries, BUILD_DIR / "husky.png"))
