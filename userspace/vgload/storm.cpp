@@ -27,10 +27,10 @@ public:
 	void run(RunControl &ctl);
 
 private:
-	// Times one verb call, in its turn, and records it under `verb`:
-	// whether it succeeded. Not called once the run stops.
+	// Times one verb call and records it under `verb`.
 	template <typename F>
-	bool timed(RunControl &ctl, const char *verb, F &&call);
+	bool timed(const char *verb, F &&call);
+	void pace();
 	void mr_round(RunControl &ctl);
 	void qp_round(RunControl &ctl);
 	void cq_round(RunControl &ctl);
@@ -46,10 +46,9 @@ private:
 };
 
 template <typename F>
-bool StormWorker::timed(RunControl &ctl, const char *verb, F &&call)
+bool StormWorker::timed(const char *verb, F &&call)
 {
-	if (!wait_turn(pacer_, ctl.stop))
-		return false;
+	pace();
 	uint64_t t = now_ns();
 	int err = call();
 	uint64_t dt = now_ns() - t;
@@ -70,6 +69,19 @@ bool StormWorker::timed(RunControl &ctl, const char *verb, F &&call)
 	return true;
 }
 
+void StormWorker::pace()
+{
+	if (!pacer_.limited())
+		return;
+	for (;;) {
+		uint64_t now = now_ns();
+
+		if (pacer_.allowed(now))
+			return;
+		sleep_until_ns(pacer_.next_due());
+	}
+}
+
 // The create loops hold their objects in owning pointers, so nothing leaks
 // if a round is cut short; the destroy loops release them into the timed
 // verb call.
@@ -83,7 +95,7 @@ void StormWorker::mr_round(RunControl &ctl)
 	for (uint32_t i = 0; i < o_.mrs && !ctl.stop.load(); i++) {
 		ibv_mr *mr = nullptr;
 
-		if (!timed(ctl, "ibv_reg_mr", [&] {
+		if (!timed("ibv_reg_mr", [&] {
 			    mr = ibv_reg_mr(pd_, mem_.data() + i * stride, o_.mr_size,
 					    access);
 			    return mr ? 0 : errno;
@@ -93,7 +105,7 @@ void StormWorker::mr_round(RunControl &ctl)
 	}
 	backoff_ = mrs.empty();
 	for (auto &mr : mrs)
-		timed(ctl, "ibv_dereg_mr", [&] {
+		timed("ibv_dereg_mr", [&] {
 			return verbs_errno(ibv_dereg_mr(mr.release()));
 		});
 }
@@ -113,7 +125,7 @@ void StormWorker::qp_round(RunControl &ctl)
 	for (uint32_t i = 0; i < o_.qps && !ctl.stop.load(); i++) {
 		ibv_qp *qp = nullptr;
 
-		if (!timed(ctl, "ibv_create_qp", [&] {
+		if (!timed("ibv_create_qp", [&] {
 			    qp = ibv_create_qp(pd_, &a);
 			    return qp ? 0 : errno;
 		    }))
@@ -122,7 +134,7 @@ void StormWorker::qp_round(RunControl &ctl)
 	}
 	backoff_ = qps.empty();
 	for (auto &qp : qps)
-		timed(ctl, "ibv_destroy_qp", [&] {
+		timed("ibv_destroy_qp", [&] {
 			return verbs_errno(ibv_destroy_qp(qp.release()));
 		});
 }
@@ -134,7 +146,7 @@ void StormWorker::cq_round(RunControl &ctl)
 	for (uint32_t i = 0; i < o_.cqs && !ctl.stop.load(); i++) {
 		ibv_cq *cq = nullptr;
 
-		if (!timed(ctl, "ibv_create_cq", [&] {
+		if (!timed("ibv_create_cq", [&] {
 			    cq = ibv_create_cq(d_.ctx.get(), int(o_.cq_size), nullptr,
 					       nullptr, 0);
 			    return cq ? 0 : errno;
@@ -144,7 +156,7 @@ void StormWorker::cq_round(RunControl &ctl)
 	}
 	backoff_ = cqs.empty();
 	for (auto &cq : cqs)
-		timed(ctl, "ibv_destroy_cq", [&] {
+		timed("ibv_destroy_cq", [&] {
 			return verbs_errno(ibv_destroy_cq(cq.release()));
 		});
 }
