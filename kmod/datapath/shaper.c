@@ -193,9 +193,9 @@ static bool vg_shaper_picked_posting(const struct vg_slot *slot)
  * is charged for a spare chunk, the tenant's fair share is not
  * (vg_sched_charge_spare(); its cap is): tenants' shares are of the
  * tokens they contend for, and one that takes spare turns keeps its
- * place in the others. The tenant whose turn it
- * was waits at most for the part of the spare chunk beyond the bucket,
- * once per bucket's refill.
+ * place in the others. The tenant whose turn it was waits at most for
+ * the part of the spare chunk beyond the bucket, once per bucket's
+ * refill.
  */
 
 /*

@@ -81,7 +81,7 @@ WINDOW = (2, 8)
 # of equal weight 10.5 Mbit/s each, 0.84 of the half of the line that
 # Husky's predicate asks of either (docs/husky/notes.md). What a message
 # costs besides its packets, as the test bed states it (OP_COST); rows
-# taken before 2026-12-08 charged the default 200 bytes.
+# taken before commit d0d950d charged the default 200 bytes.
 ON_PACING = f"{LINE} {OP_COST} chunk 1k chunk-nolat 16k burst 16k"
 # What an operator bounds a tenant's QPs to when it runs code the
 # operator does not trust (README, "Installing on a real host"): at most
