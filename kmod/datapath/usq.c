@@ -99,6 +99,12 @@
 #define VG_USQ_CREDIT_WQES	16U
 
 /*
+ * How many whole WQEs one turn releases at most (vg_usq_turn()): the
+ * bound on what a dispatcher walks under the shaper lock.
+ */
+#define VG_USQ_TURN_WQES	64U
+
+/*
  * The create wrapper's offers, by QP: the driver's ->qp_attach finds the
  * shaper of the device there. A spinlock, a leaf; process context only.
  */
@@ -849,16 +855,68 @@ static void vg_usq_post_retry(struct vg_shaper *sh, struct vg_usq *usq,
 	vg_shaper_wake_idle(sh);
 }
 
+/*
+ * Under the shaper lock: what the turn of @usq, holding WQEs, releases.
+ * The rest of its oldest WQE, up to the device's chunk size if it can go
+ * in parts; otherwise whole WQEs from the oldest, as many as cost no
+ * more than a chunk together (at least one, at most VG_USQ_TURN_WQES).
+ * A turn is a chunk's worth whatever the tenant's messages: one WQE per
+ * turn cost a tenant of small messages a dispatcher's round per WQE,
+ * which on rxe is a hop to its home CPU (see "Home CPU"), and next to a
+ * bulk tenant a message-rate victim's WQEs waited 1.6 ms each for their
+ * turns and it got 0.10 of the pacer at equal weights
+ * (docs/husky/notes.md).
+ *
+ * Sets *@n to the WQEs (1 if a part), *@bytes to their payload and *@tok
+ * to what they cost; counts the time each whole one waited from now.
+ * Return: whether the turn releases them whole.
+ */
+static bool vg_usq_turn(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
+			u32 *n, u32 *bytes, struct vg_token *tok)
+{
+	struct vg_usq_wqe *w = vg_usq_head(usq);
+	u32 mtu = READ_ONCE(usq->slot.mtu);
+	u32 rest = w->length - usq->part_sent;
+	struct vg_token one;
+
+	lockdep_assert_held(&sh->lock);
+
+	*n = 1;
+	if (w->parts && rest > sh->chunk) {
+		*bytes = sh->chunk;
+		if (!usq->part_sent)
+			vg_tenant_count_wait(usq->slot.tenant,
+					     now - w->enqueued_ns);
+		vg_cost(&sh->cost, w->vop, *bytes, mtu, tok);
+		return false;
+	}
+	*bytes = rest;
+	if (!usq->part_sent)
+		vg_tenant_count_wait(usq->slot.tenant, now - w->enqueued_ns);
+	vg_cost(&sh->cost, w->vop, rest, mtu, tok);
+	while (*n < min(usq->nheld, VG_USQ_TURN_WQES)) {
+		w = &usq->wqes[(usq->head + *n) & (usq->size - 1)];
+		vg_cost(&sh->cost, w->vop, w->length, mtu, &one);
+		if (tok->bytes + one.bytes > sh->chunk)
+			break;
+		vg_tenant_count_wait(usq->slot.tenant, now - w->enqueued_ns);
+		tok->bytes += one.bytes;
+		tok->ops += one.ops;
+		*bytes += w->length;
+		(*n)++;
+	}
+	return true;
+}
+
 /**
- * vg_usq_post_chunk() - release the next chunk of a queue's oldest WQE
+ * vg_usq_post_chunk() - release a queue's turn
  * @sh: the shaper
  * @slot: the slot of the queue the scheduler picked, holding WQEs
  * @now: time of the pick, ns
  * @flags: the interrupt state saved with the shaper lock
  *
- * Charges the chunk to the pacer and the scheduler, then drops the lock
- * to let the driver send it: the rest of a WQE that can go in parts, up
- * to the device's chunk size, otherwise the whole WQE.
+ * Charges the turn (vg_usq_turn()) to the pacer and the scheduler, then
+ * drops the lock to let the driver send it.
  *
  * Context: any; the shaper lock held by a dispatcher (shaper.c), dropped
  * and retaken around the driver's release.
@@ -867,22 +925,17 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 			      u64 now, unsigned long *flags)
 {
 	struct vg_usq *usq = vg_slot_usq(slot);
-	struct vg_usq_wqe *w = vg_usq_head(usq);
 	struct vg_shaper_port *pp = &sh->ports[usq->slot.port];
-	u32 rest = w->length - usq->part_sent, bytes, left = 0;
-	bool whole = !w->parts || rest <= sh->chunk;
 	struct vg_ktenant *t = usq->slot.tenant;
 	u32 caught_ups = usq->caught_ups;
+	u32 n, i, done = 0, bytes, left = 0;
 	struct vg_token tok;
-	bool behind;
+	bool behind, whole;
 	int ret;
 
 	lockdep_assert_held(&sh->lock);
 
-	bytes = whole ? rest : sh->chunk;
-	if (!usq->part_sent)
-		vg_tenant_count_wait(t, now - w->enqueued_ns);
-	vg_cost(&sh->cost, w->vop, bytes, READ_ONCE(usq->slot.mtu), &tok);
+	whole = vg_usq_turn(sh, usq, now, &n, &bytes, &tok);
 	/*
 	 * rxe sends what it is released before it returns, as a rule (see
 	 * vg_usq_caught_up() for the exception), which takes as
@@ -893,16 +946,18 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	 * (shaper.c).
 	 */
 	vg_shaper_charge(sh, &usq->slot, &tok, now,
-			 !whole || usq->nheld > 1);
+			 !whole || usq->nheld > n);
 	usq->slot.posting = true;
 	usq->busy++;
 	/* A tenant change may drop the slot's reference meanwhile (RCU). */
 	rcu_read_lock();
 	spin_unlock_irqrestore(&sh->lock, *flags);
-	if (whole)
-		ret = usq->drv->release(usq->qp, 1) ? 0 : -ENOENT;
-	else
+	if (whole) {
+		done = usq->drv->release(usq->qp, n);
+		ret = done ? 0 : -ENOENT;
+	} else {
 		ret = usq->drv->release_bytes(usq->qp, bytes, &left);
+	}
 	behind = !ret && usq->drv->unsent && usq->drv->unsent(usq->qp);
 	spin_lock_irqsave(&sh->lock, *flags);
 	usq->busy--;
@@ -912,23 +967,27 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	/*
 	 * What went to the driver is the tenant's, even when the QP failed
 	 * during the release and flushed the rest (rxe may do that before
-	 * it returns): the port counts it below too.
+	 * it returns): the port counts it below too. The driver holds
+	 * nothing once it released fewer WQEs than asked.
 	 */
 	if (!ret)
-		vg_tenant_count_tx(t, bytes, !left, 1,
+		vg_tenant_count_tx(t, bytes, whole ? n : !left, whole ? n : 1,
 				   !left && usq->part_sent > 0);
-	if (ret || !usq->nheld) {
-		/* The driver holds nothing: the QP failed meanwhile. */
+	if (ret || usq->nheld < (whole ? n : 1) || done < (whole ? n : 0)) {
 		vg_usq_forget(sh, usq);
+	} else if (whole) {
+		vg_tenant_count_queue(t, 0, n);
+		for (i = 0; i < n; i++)
+			vg_usq_pop(sh, usq);
 	} else if (!left) {
 		vg_tenant_count_queue(t, 0, 1);
 		vg_usq_pop(sh, usq);
 	} else {
-		usq->part_sent = w->length - left;
+		usq->part_sent = vg_usq_head(usq)->length - left;
 	}
 	rcu_read_unlock();
 	if (!ret)
-		vg_shaper_count_paced(pp, bytes, 1);
+		vg_shaper_count_paced(pp, bytes, whole ? n : 1);
 	if (!vg_usq_reactivate(sh, usq, ktime_get_ns()) && usq->placed)
 		vg_sched_deactivate(&pp->sched, usq->slot.handle);
 	vg_shaper_wake_idle(sh);
