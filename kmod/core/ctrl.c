@@ -61,13 +61,16 @@ int vg_ctrl_check_cfg(const struct vg_ctrl_cfg *cfg)
 	return 0;
 }
 
-/* Smallest chunk that sustains SafeUtil, or the largest if none does. */
+/*
+ * Smallest chunk that sustains SafeUtil, or the largest if none does;
+ * @chunk_nolat with neither latency nor throughput tenants.
+ */
 static u32 vg_ctrl_chunk(const struct vg_ctrl *c)
 {
 	const struct vg_ctrl_cfg *cfg = &c->cfg;
 	u32 i;
 
-	if (!c->nlat)
+	if (!c->nlat && !c->nthr)
 		return cfg->chunk_nolat;
 	for (i = 0; i < cfg->ntable; i++) {
 		u64 sustains = mul_u64_u64_shr(cfg->max_rate,
@@ -146,6 +149,7 @@ void vg_ctrl_set_weights(struct vg_ctrl *c, const struct vg_class_weights *cw)
 	u32 old_chunk = c->chunk;
 
 	c->nlat = cw->count[VG_CLASS_LATENCY];
+	c->nthr = cw->count[VG_CLASS_THROUGHPUT];
 	/* num, lat < 2^26 (4096 tenants of weight 10000). */
 	c->rmin_num = c->nlat && lat ? num : 1;
 	c->rmin_den = c->nlat && lat ? num + lat : 1;

@@ -18,10 +18,14 @@
  * @step; it is always clamped to [max(Rmin, 1), MaxRate]. A target of 0
  * means "no latency target": SafeUtil is Rmin while latency tenants exist.
  *
- * Chunk size (Justitia §5.2): with no latency tenant, @chunk_nolat
- * (default 1 MiB); otherwise the smallest chunk in the device's table that
- * sustains SafeUtil (default table: 5 KiB sustains MaxRate). Every chunk
- * size is at most the device's @max_chunk.
+ * Chunk size (Justitia §5.2): with no latency or throughput tenant,
+ * @chunk_nolat (default 1 MiB); otherwise the smallest chunk in the
+ * device's table that sustains SafeUtil (default table: 5 KiB sustains
+ * MaxRate). Throughput tenants (small messages, judged by their message
+ * rate) count here though not in SafeUtil: one that keeps a few small
+ * messages in flight waits a chunk of every other tenant's per round,
+ * so its rate falls with the chunk size as a latency tenant's p99 rises
+ * with it. Every chunk size is at most the device's @max_chunk.
  *
  * The op rate follows SafeUtil in proportion: max_ops * SafeUtil / MaxRate.
  * All rates are in token bytes (token.h) per second.
@@ -76,6 +80,7 @@ struct vg_ctrl {
 	u64 decreases, increases;
 	u32 chunk;		/* current chunk size */
 	u32 nlat;		/* latency tenants */
+	u32 nthr;		/* throughput tenants */
 	bool stepped;		/* an AIMD step has happened */
 };
 

@@ -245,6 +245,14 @@ def test_dev_settings_round_trip(guest):
     assert d["chunk_size"] in (2048, 5120)
     cli_ok(guest, "tenant del lat")
     assert dev(guest)["rmin"] == dev(guest)["max_rate"]
+    # A throughput tenant selects the table's chunk too, and leaves Rmin
+    # and SafeUtil at MaxRate.
+    cli_ok(guest, "tenant add thr ulp rpcrdma class throughput weight 1")
+    d = dev(guest)
+    assert d["rmin"] == d["safe_util"] == d["max_rate"]
+    assert d["chunk_size"] == 5120
+    cli_ok(guest, "tenant del thr")
+    assert dev(guest)["chunk_size"] == 512 << 10
 
     # step auto follows MaxRate again.
     cli_ok(guest, f"dev set {guest.rxe_dev} step auto maxrate 10gbit")

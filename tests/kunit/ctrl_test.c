@@ -381,6 +381,59 @@ static void ctrl_chunk_table(struct kunit *test)
 }
 
 /*
+ * Throughput tenants get the table's chunk, as latency tenants do, but
+ * leave SafeUtil, Rmin and the AIMD alone.
+ */
+static void ctrl_chunk_throughput(struct kunit *test)
+{
+	struct vg_class_weights cw = cw_of(1, 0, 0, 0, 0);
+	struct vg_ctrl_cfg cfg;
+	struct vg_ctrl c;
+	u64 now = 0;
+
+	vg_ctrl_default_cfg(&cfg, MAXRATE, MAXOPS, VG_SPLIT_MAX_CHUNK);
+	cfg.target_p99_ns = 10 * US;
+	KUNIT_ASSERT_EQ(test, vg_ctrl_init(&c, &cfg, now), 0);
+	vg_ctrl_set_weights(&c, &cw);
+	KUNIT_EXPECT_EQ(test, c.chunk, 1U << 20);
+
+	/* A throughput tenant comes: 5 KiB chunks, SafeUtil stays. */
+	cw = cw_of(1, 1, 0, 0, 0);
+	vg_ctrl_set_weights(&c, &cw);
+	KUNIT_EXPECT_EQ(test, c.chunk, 5120U);
+	KUNIT_EXPECT_EQ(test, c.safe, MAXRATE);
+	KUNIT_EXPECT_EQ(test, c.rmin, MAXRATE);
+	/* A high p99 does not halve it: no latency tenant asks. */
+	now += cfg.period_ns;
+	KUNIT_EXPECT_FALSE(test, vg_ctrl_update(&c, now, 50 * US));
+	KUNIT_EXPECT_EQ(test, c.safe, MAXRATE);
+	KUNIT_EXPECT_EQ(test, c.decreases, 0ULL);
+
+	/* The chunk that sustains MaxRate, from a longer table. */
+	cfg.ntable = 2;
+	cfg.table[0] = (struct vg_chunk_ent){ .chunk = 1024,
+					      .util_ppm = 500000 };
+	cfg.table[1] = (struct vg_chunk_ent){ .chunk = 8192,
+					      .util_ppm = 1000000 };
+	KUNIT_ASSERT_EQ(test, vg_ctrl_set_cfg(&c, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, c.chunk, 8192U);
+	/* With a latency tenant too, SafeUtil moves and the chunk with it. */
+	cw = cw_of(1, 1, 2, 1, 2);
+	vg_ctrl_set_weights(&c, &cw);
+	KUNIT_EXPECT_EQ(test, c.rmin, MAXRATE / 2);
+	now += cfg.period_ns;
+	KUNIT_EXPECT_TRUE(test, vg_ctrl_update(&c, now, 50 * US));
+	KUNIT_EXPECT_EQ(test, c.safe, MAXRATE / 2);
+	KUNIT_EXPECT_EQ(test, c.chunk, 1024U);
+
+	/* The throughput and latency tenants leave: 1 MiB chunks again. */
+	cw = cw_of(1, 0, 0, 0, 0);
+	vg_ctrl_set_weights(&c, &cw);
+	KUNIT_EXPECT_EQ(test, c.chunk, 1U << 20);
+	KUNIT_EXPECT_EQ(test, c.safe, MAXRATE);
+}
+
+/*
  * Property: whatever the tenants and the latency estimates do, SafeUtil
  * stays in [Rmin, MaxRate], equals MaxRate without latency tenants, and
  * the chunk size is a configured one within the device maximum.
@@ -442,6 +495,7 @@ static struct kunit_case vg_ctrl_cases[] = {
 	KUNIT_CASE(ctrl_rmin),
 	KUNIT_CASE(ctrl_aimd),
 	KUNIT_CASE(ctrl_chunk_table),
+	KUNIT_CASE(ctrl_chunk_throughput),
 	KUNIT_CASE(ctrl_random_bounds),
 	{}
 };

@@ -171,12 +171,14 @@ enum verbsgate_attr {
 	VERBSGATE_ATTR_DEV_TARGET_P99,	/* u64: p99 target ns, <= 1 s; 0: none */
 	VERBSGATE_ATTR_DEV_AIMD_STEP,	/* u64: SafeUtil additive increase; 0: MaxRate/256 */
 	VERBSGATE_ATTR_DEV_AIMD_PERIOD,	/* u64: ns between AIMD steps, 1 us..10 s */
-	VERBSGATE_ATTR_DEV_CHUNK_NOLAT,	/* u32: chunk size without latency tenants */
+	/* u32: chunk size without latency or throughput tenants */
+	VERBSGATE_ATTR_DEV_CHUNK_NOLAT,
 	/*
 	 * nested array: entries (any type) of enum verbsgate_chunk_attr, at
 	 * most VERBSGATE_CHUNK_TABLE_MAX, sorted by strictly increasing size
-	 * and non-decreasing utilization. With latency tenants the chunk size
-	 * is the smallest entry that sustains SafeUtil. Replaces the table.
+	 * and non-decreasing utilization. With latency or throughput tenants
+	 * the chunk size is the smallest entry that sustains SafeUtil.
+	 * Replaces the table.
 	 */
 	VERBSGATE_ATTR_DEV_CHUNK_TABLE,
 	/*

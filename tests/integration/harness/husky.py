@@ -11,8 +11,8 @@ its vgload reads (victim_target()). A cell runs three ways in one boot,
   that verbsgate's own cost counts against it);
 - off: the victim next to the attacker, verbsgate unloaded;
 - on: the same with verbsgate loaded, the two tenants at equal weight
-  (a latency victim's tenant in the latency class, as an operator would
-  set it) and the device paced at ON_PACING;
+  (the victim's tenant in its Role's class, as an operator would set
+  it) and the device paced at ON_PACING;
 
 and, to tell what verbsgate's pacing costs the victim from what the
 attacker does, alone_on: the victim by itself under verbsgate. The runs
@@ -109,7 +109,12 @@ class Role:
     """A victim or an attacker: vgload client arguments (to a far
     server; "--mode X-storm" ones need none), run by @procs processes,
     each with these arguments. @kind "latency" victims are judged on
-    their p99, others on bytes/s and messages/s. A victim whose @target
+    their p99, others on bytes/s and messages/s. @tenant_class is the
+    class an operator gives a victim's tenant (`tenant add ... class`):
+    latency for latency victims, throughput for one of small messages
+    judged by their rate (so that other tenants' messages are cut in
+    the device's smaller chunks, verbsgate(8)), bandwidth for the
+    others. A victim whose @target
     is "nvme" reads an NVMe-over-RDMA namespace (vgload block-read): its
     tenant is the namespace's target, kernel QPs (victim_target())."""
     name: str
@@ -117,6 +122,7 @@ class Role:
     kind: str = "throughput"
     procs: int = 1
     target: str = ""
+    tenant_class: str = "bandwidth"
 
     @property
     def local(self) -> bool:
@@ -135,9 +141,9 @@ LATENCY_LOAD = "--depth 1 --rate 500 --latency-from due"
 
 VICTIMS = {v.name: v for v in (
     Role("latency WRITE 64 B", f"--op write --size 64 {LATENCY_LOAD}",
-         "latency"),
+         "latency", tenant_class="latency"),
     Role("latency SEND 64 B", f"--op send --size 64 {LATENCY_LOAD}",
-         "latency"),
+         "latency", tenant_class="latency"),
     Role("closed-loop 4 KB x 16 QPs",
          "--op write --size 4K --qps 16 --depth 1"),
     Role("closed-loop 64 KB deep QP", "--op write --size 64K --depth 128"),
@@ -149,7 +155,7 @@ VICTIMS = {v.name: v for v in (
     Role("NVMe 256 KB reads", "--mode block-read --size 256K --depth 8",
          target="nvme"),
     Role("message rate 64 B x 4 QPs", "--op write --size 64 --qps 4 "
-         "--depth 16"),
+         "--depth 16", tenant_class="throughput"),
 )}
 
 ATTACKERS = {a.name: a for a in (
@@ -695,18 +701,18 @@ def victim_target(g: Guest, w: Wire, victim: Role):
 
 
 def load_paced(g: Guest, victim: Role, w: Wire | None = None):
-    """verbsgate with both tenants at weight 1, a latency victim's in the
-    latency class, their QPs within TENANT_BOUNDS, the device paced as
-    an operator is told to (ON_PACING). An NVMe victim's tenant is its
+    """verbsgate with both tenants at weight 1, the victim's in its
+    Role's tenant_class, their QPs within TENANT_BOUNDS, the device paced
+    as an operator is told to (ON_PACING). An NVMe victim's tenant is its
     target's QPs, selected by their address on the steered wire @w, and
     its controller is reset so that they are made again under verbsgate
     (which leaves QPs made before it alone); they are not bounded."""
     assert g.load_verbsgate().ok
-    kind = "latency" if victim.kind == "latency" else "bandwidth"
     # A kernel tenant's QPs are the operator's own code: not bounded.
     select, bounds = ((f"local {w.addresses['victim'].near}/32 ", "")
                       if victim.target else ("", TENANT_BOUNDS))
-    add_tenants(g, {"victim": f"{select}class {kind} weight 1 {bounds}",
+    add_tenants(g, {"victim": f"{select}class {victim.tenant_class} "
+                              f"weight 1 {bounds}",
                     "attacker": f"class bandwidth weight 1 {TENANT_BOUNDS}"})
     cli_ok(g, f"dev set {g.rxe_dev} {ON_PACING} enforce on")
     if victim.target:

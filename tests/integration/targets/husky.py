@@ -240,7 +240,9 @@ def render(shards: list[dict]) -> str:
         f"{LINE_RATE} port, {PORT_QUEUE} queue; victim and attacker pinned "
         "to vCPU 0 and 1, each receiving its own packets there, "
         "unprivileged; verbsgate with both tenants at "
-        "weight 1 (a latency victim's in the latency class), " +
+        "weight 1 (a latency victim's in the latency class, the "
+        "message-rate victim's in the throughput class in runs from "
+        "2026-12-08 on, the others' in the bandwidth class), " +
         (f"`dev set rxe0 {paced[0]}`" if len(paced) == 1 else
          "the device paced as each run below says") +
         "; \"alone, on\": the victim by itself "
