@@ -24,10 +24,6 @@ namespace vgload {
 
 namespace {
 
-// How long a worker sleeps at most before it looks at the stop flag
-// again: a slow --rate must not hold the end of the run back.
-constexpr uint64_t MAX_SLEEP_NS = 10000000;
-
 // What --file holds: its size in bytes and the unit O_DIRECT reads must
 // be aligned to (the device's logical block size; 512 for a file).
 struct Target {
@@ -86,8 +82,6 @@ public:
 	void run(RunControl &ctl);
 
 private:
-	// Waits until the pacer lets a read go; false if the run stopped.
-	bool pace(RunControl &ctl);
 	bool read_one();
 
 	const Options &o_;
@@ -97,21 +91,6 @@ private:
 	AccessPattern access_;
 	Pacer pacer_;
 };
-
-bool BlockReader::pace(RunControl &ctl)
-{
-	if (!pacer_.limited())
-		return true;
-	for (;;) {
-		uint64_t now = now_ns();
-
-		if (ctl.stop.load())
-			return false;
-		if (pacer_.allowed(now))
-			return true;
-		sleep_until_ns(std::min(pacer_.next_due(), now + MAX_SLEEP_NS));
-	}
-}
 
 // One read, timed and counted: whether it read all it asked for.
 bool BlockReader::read_one()
@@ -148,7 +127,7 @@ bool BlockReader::read_one()
 void BlockReader::run(RunControl &ctl)
 {
 	pacer_.start(now_ns());
-	while (!ctl.stop.load() && pace(ctl)) {
+	while (wait_turn(pacer_, ctl.stop)) {
 		// A device that fails every read at once (a controller being
 		// reset) must not turn the run into a tight error loop.
 		if (!read_one())

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "clock.h"
+
 namespace vgload {
 
 Pacer::Pacer(double ops_per_s, uint32_t burst)
@@ -39,6 +41,21 @@ void Pacer::consume(uint64_t n, uint64_t now)
 			next_ = floor_t;
 	}
 	next_ += double(n) * interval_ns_;
+}
+
+bool wait_turn(const Pacer &p, const std::atomic<bool> &stop)
+{
+	if (!p.limited())
+		return !stop.load();
+	for (;;) {
+		uint64_t now = now_ns();
+
+		if (stop.load())
+			return false;
+		if (p.allowed(now))
+			return true;
+		sleep_until_ns(std::min(p.next_due(), now + MAX_TURN_WAIT_NS));
+	}
 }
 
 }  // namespace vgload

@@ -9,6 +9,7 @@
 // clock of their own (--latency-from due).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace vgload {
@@ -43,5 +44,15 @@ private:
 	double next_ = 0;
 	uint32_t burst_ = 1;            // 0: unbounded
 };
+
+// How long a worker waiting for its turn sleeps at most before it looks
+// at its run's stop flag again.
+constexpr uint64_t MAX_TURN_WAIT_NS = 10000000;
+
+// Sleeps until `p` lets an operation go, or `stop` is set, looked at
+// every MAX_TURN_WAIT_NS at least: a worker on a slow schedule (a storm
+// at a few operations a second) ends with its run, not at its next
+// turn. Whether the operation may go.
+bool wait_turn(const Pacer &p, const std::atomic<bool> &stop);
 
 }  // namespace vgload

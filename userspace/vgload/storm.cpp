@@ -27,10 +27,12 @@ public:
 	void run(RunControl &ctl);
 
 private:
-	// Times one verb call and records it under `verb`.
+	// Times one verb call, in its turn, and records it under `verb`:
+	// whether it succeeded. A create (`release` false) is not called
+	// once the run stops; a destroy is, at once, so that every object a
+	// round made is released in a call that is counted.
 	template <typename F>
-	bool timed(const char *verb, F &&call);
-	void pace();
+	bool timed(RunControl &ctl, const char *verb, bool release, F &&call);
 	void mr_round(RunControl &ctl);
 	void qp_round(RunControl &ctl);
 	void cq_round(RunControl &ctl);
@@ -46,9 +48,11 @@ private:
 };
 
 template <typename F>
-bool StormWorker::timed(const char *verb, F &&call)
+bool StormWorker::timed(RunControl &ctl, const char *verb, bool release,
+			F &&call)
 {
-	pace();
+	if (!wait_turn(pacer_, ctl.stop) && !release)
+		return false;
 	uint64_t t = now_ns();
 	int err = call();
 	uint64_t dt = now_ns() - t;
@@ -69,19 +73,6 @@ bool StormWorker::timed(const char *verb, F &&call)
 	return true;
 }
 
-void StormWorker::pace()
-{
-	if (!pacer_.limited())
-		return;
-	for (;;) {
-		uint64_t now = now_ns();
-
-		if (pacer_.allowed(now))
-			return;
-		sleep_until_ns(pacer_.next_due());
-	}
-}
-
 // The create loops hold their objects in owning pointers, so nothing leaks
 // if a round is cut short; the destroy loops release them into the timed
 // verb call.
@@ -95,7 +86,7 @@ void StormWorker::mr_round(RunControl &ctl)
 	for (uint32_t i = 0; i < o_.mrs && !ctl.stop.load(); i++) {
 		ibv_mr *mr = nullptr;
 
-		if (!timed("ibv_reg_mr", [&] {
+		if (!timed(ctl, "ibv_reg_mr", false, [&] {
 			    mr = ibv_reg_mr(pd_, mem_.data() + i * stride, o_.mr_size,
 					    access);
 			    return mr ? 0 : errno;
@@ -105,7 +96,7 @@ void StormWorker::mr_round(RunControl &ctl)
 	}
 	backoff_ = mrs.empty();
 	for (auto &mr : mrs)
-		timed("ibv_dereg_mr", [&] {
+		timed(ctl, "ibv_dereg_mr", true, [&] {
 			return verbs_errno(ibv_dereg_mr(mr.release()));
 		});
 }
@@ -125,7 +116,7 @@ void StormWorker::qp_round(RunControl &ctl)
 	for (uint32_t i = 0; i < o_.qps && !ctl.stop.load(); i++) {
 		ibv_qp *qp = nullptr;
 
-		if (!timed("ibv_create_qp", [&] {
+		if (!timed(ctl, "ibv_create_qp", false, [&] {
 			    qp = ibv_create_qp(pd_, &a);
 			    return qp ? 0 : errno;
 		    }))
@@ -134,7 +125,7 @@ void StormWorker::qp_round(RunControl &ctl)
 	}
 	backoff_ = qps.empty();
 	for (auto &qp : qps)
-		timed("ibv_destroy_qp", [&] {
+		timed(ctl, "ibv_destroy_qp", true, [&] {
 			return verbs_errno(ibv_destroy_qp(qp.release()));
 		});
 }
@@ -146,7 +137,7 @@ void StormWorker::cq_round(RunControl &ctl)
 	for (uint32_t i = 0; i < o_.cqs && !ctl.stop.load(); i++) {
 		ibv_cq *cq = nullptr;
 
-		if (!timed("ibv_create_cq", [&] {
+		if (!timed(ctl, "ibv_create_cq", false, [&] {
 			    cq = ibv_create_cq(d_.ctx.get(), int(o_.cq_size), nullptr,
 					       nullptr, 0);
 			    return cq ? 0 : errno;
@@ -156,7 +147,7 @@ void StormWorker::cq_round(RunControl &ctl)
 	}
 	backoff_ = cqs.empty();
 	for (auto &cq : cqs)
-		timed("ibv_destroy_cq", [&] {
+		timed(ctl, "ibv_destroy_cq", true, [&] {
 			return verbs_errno(ibv_destroy_cq(cq.release()));
 		});
 }

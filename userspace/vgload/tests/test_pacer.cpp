@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
+#include "clock.h"
 #include "pacer.h"
 
 using namespace vgload;
@@ -82,4 +86,35 @@ TEST(Pacer, PerThreadSplit)
 	Pacer p(10000.0 / 4, 1);
 
 	EXPECT_DOUBLE_EQ(p.interval_ns(), 400000);
+}
+
+TEST(WaitTurn, GoesWhenDueAndNotOnceStopped)
+{
+	std::atomic<bool> stop{ false };
+	Pacer unlimited;
+	Pacer p(1000, 1);
+
+	EXPECT_TRUE(wait_turn(unlimited, stop));
+	p.start(now_ns());
+	EXPECT_TRUE(wait_turn(p, stop));
+	stop = true;
+	EXPECT_FALSE(wait_turn(unlimited, stop));
+	EXPECT_FALSE(wait_turn(p, stop));
+}
+
+// A worker on a slow schedule ends with its run: stopped while it waits
+// for a turn 100 s away, it does not take that turn.
+TEST(WaitTurn, EndsWithTheRun)
+{
+	std::atomic<bool> stop{ false };
+	Pacer p(0.01, 1);
+
+	p.start(now_ns());
+	p.consume(1, now_ns());
+	std::thread stopper([&] {
+		sleep_until_ns(now_ns() + 20000000);
+		stop = true;
+	});
+	EXPECT_FALSE(wait_turn(p, stop));
+	stopper.join();
 }
