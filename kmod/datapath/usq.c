@@ -877,24 +877,17 @@ static bool vg_usq_turn(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
 	struct vg_usq_wqe *w = vg_usq_head(usq);
 	u32 mtu = READ_ONCE(usq->slot.mtu);
 	u32 rest = w->length - usq->part_sent;
+	bool whole = !w->parts || rest <= sh->chunk;
 	struct vg_token one;
 
 	lockdep_assert_held(&sh->lock);
 
 	*n = 1;
-	if (w->parts && rest > sh->chunk) {
-		*bytes = sh->chunk;
-		if (!usq->part_sent)
-			vg_tenant_count_wait(usq->slot.tenant,
-					     now - w->enqueued_ns);
-		vg_cost(&sh->cost, w->vop, *bytes, mtu, tok);
-		return false;
-	}
-	*bytes = rest;
+	*bytes = whole ? rest : sh->chunk;
 	if (!usq->part_sent)
 		vg_tenant_count_wait(usq->slot.tenant, now - w->enqueued_ns);
-	vg_cost(&sh->cost, w->vop, rest, mtu, tok);
-	while (*n < min(usq->nheld, VG_USQ_TURN_WQES)) {
+	vg_cost(&sh->cost, w->vop, *bytes, mtu, tok);
+	while (whole && *n < min(usq->nheld, VG_USQ_TURN_WQES)) {
 		w = &usq->wqes[(usq->head + *n) & (usq->size - 1)];
 		vg_cost(&sh->cost, w->vop, w->length, mtu, &one);
 		if (tok->bytes + one.bytes > sh->chunk)
@@ -905,7 +898,7 @@ static bool vg_usq_turn(struct vg_shaper *sh, struct vg_usq *usq, u64 now,
 		*bytes += w->length;
 		(*n)++;
 	}
-	return true;
+	return whole;
 }
 
 /**
@@ -971,23 +964,21 @@ static void vg_usq_post_chunk(struct vg_shaper *sh, struct vg_slot *slot,
 	 * nothing once it released fewer WQEs than asked.
 	 */
 	if (!ret)
-		vg_tenant_count_tx(t, bytes, whole ? n : !left, whole ? n : 1,
+		vg_tenant_count_tx(t, bytes, whole ? n : !left, n,
 				   !left && usq->part_sent > 0);
-	if (ret || usq->nheld < (whole ? n : 1) || done < (whole ? n : 0)) {
+	if (ret || usq->nheld < n || (whole && done < n)) {
 		vg_usq_forget(sh, usq);
-	} else if (whole) {
+	} else if (left) {
+		usq->part_sent = vg_usq_head(usq)->length - left;
+	} else {
+		/* Whole WQEs, or the last part of one (@n is 1 then). */
 		vg_tenant_count_queue(t, 0, n);
 		for (i = 0; i < n; i++)
 			vg_usq_pop(sh, usq);
-	} else if (!left) {
-		vg_tenant_count_queue(t, 0, 1);
-		vg_usq_pop(sh, usq);
-	} else {
-		usq->part_sent = vg_usq_head(usq)->length - left;
 	}
 	rcu_read_unlock();
 	if (!ret)
-		vg_shaper_count_paced(pp, bytes, whole ? n : 1);
+		vg_shaper_count_paced(pp, bytes, n);
 	if (!vg_usq_reactivate(sh, usq, ktime_get_ns()) && usq->placed)
 		vg_sched_deactivate(&pp->sched, usq->slot.handle);
 	vg_shaper_wake_idle(sh);
